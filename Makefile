@@ -1,0 +1,46 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# Compiled translations (locale/*/django.mo) are committed; `make messages` rebuilds them.
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+export UV_LINK_MODE := copy
+# python3 is the pyenv shim: .python-version selects 3.13.
+UV := python3 -m uv
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+
+.PHONY: install run serve test format messages bench clean
+
+$(VENV)/.synced: pyproject.toml uv.lock
+	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
+	$(UV) sync --frozen
+	@touch $@
+
+install: $(VENV)/.synced
+
+run: install
+	mkdir -p var
+	DJANGO_DEBUG=1 $(PY) manage.py migrate --no-input
+	DJANGO_DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+serve: install
+	DJANGO_DEBUG=$${DJANGO_DEBUG:-0} bin/entrypoint
+
+test: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-test-only-secret-key-not-for-production-use} $(VENV)/bin/pytest $(PYTEST_ARGS)
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+messages: install
+	DJANGO_DEBUG=1 $(PY) manage.py makemessages -l it -l en --ignore=.venv --ignore=staticfiles
+	DJANGO_DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
+
+bench: install
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) staticfiles

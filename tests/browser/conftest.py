@@ -1,0 +1,78 @@
+"""Browser tests: Playwright drives Debian's Chromium against pytest-django's live_server."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in the test's thread; the ORM must still work there.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# A Pixel 7's viewport.
+PHONE = {
+    "viewport": {"width": 412, "height": 915},
+    "device_scale_factor": 2.625,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "en-US",
+}
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_phone(browser, live_server):
+    """Open a fresh phone (its own cookies) on the live server; call it again for a second phone."""
+    contexts = []
+
+    def open_phone(**overrides):
+        context = browser.new_context(base_url=live_server.url, **{**PHONE, **overrides})
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_phone
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def phone(new_phone):
+    return new_phone()
+
+
+@pytest.fixture
+def screenshot():
+    def save(page, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

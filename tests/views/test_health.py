@@ -1,0 +1,19 @@
+from unittest import mock
+
+from django.db import OperationalError
+
+
+def test_healthz_answers_ok_when_the_database_answers(client, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.content == b"ok\n"
+
+
+def test_healthz_answers_503_when_the_database_does_not(client, db):
+    with mock.patch("django.db.backends.utils.CursorWrapper.execute", side_effect=OperationalError):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+
+
+def test_healthz_refuses_post(client, db):
+    assert client.post("/healthz").status_code == 405
