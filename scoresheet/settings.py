@@ -123,7 +123,8 @@ else:
                     "PRAGMA foreign_keys=ON;"
                 ),
             },
-            "TEST": {"NAME": env_str("DJANGO_TEST_SQLITE_NAME") or None},
+            # A file, not memory: the race tests need real concurrent connections.
+            "TEST": {"NAME": VAR_DIR / "test.sqlite3"},
         }
     }
 

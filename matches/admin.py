@@ -1,0 +1,70 @@
+"""The admin reads: every write that matters goes through matches.services."""
+
+from django.contrib import admin
+
+from matches.models import Change, Deal, Match, Player, Side, Table
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class PlayerInline(admin.TabularInline):
+    model = Player
+    extra = 0
+    can_delete = False
+    readonly_fields = ["name"]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Table)
+class TableAdmin(ReadOnlyAdmin):
+    list_display = ["id", "name", "created_at"]
+    search_fields = ["name"]
+    exclude = ["scorer_token", "viewer_token"]
+    inlines = [PlayerInline]
+
+
+class SideInline(admin.TabularInline):
+    model = Side
+    extra = 0
+    can_delete = False
+    readonly_fields = ["position", "name", "first_player", "second_player"]
+
+
+class DealInline(admin.TabularInline):
+    model = Deal
+    extra = 0
+    can_delete = False
+    fields = ["number", "kind", "side", "card_points", "declared_points", "points"]
+    readonly_fields = fields
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    list_display = ["id", "table", "status", "line", "winner", "end_reason", "started_at"]
+    list_filter = ["status", "end_reason", "line"]
+    list_select_related = ["table"]
+    inlines = [SideInline, DealInline]
+
+
+@admin.register(Deal)
+class DealAdmin(ReadOnlyAdmin):
+    list_display = ["match", "number", "kind", "card_points", "declared_points", "points"]
+    list_select_related = ["match"]
+
+
+@admin.register(Change)
+class ChangeAdmin(ReadOnlyAdmin):
+    list_display = ["match", "at", "action", "by", "deal_number"]
+    list_filter = ["action"]
+    list_select_related = ["match"]

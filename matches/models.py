@@ -1,0 +1,343 @@
+"""What the sheet stores. Every rule a row must satisfy is also a database constraint.
+
+The scoring itself lives in `matches.rules`; these models only keep its inputs and results.
+"""
+
+import secrets
+
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Lower
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from matches import rules
+
+NAME_MAX = 40
+TABLE_NAME_MAX = 60
+SIDE_NAME_MAX = 2 * NAME_MAX + 3
+
+
+def new_token() -> str:
+    """A secret link token: 192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
+
+
+class Table(models.Model):
+    """The group that plays together. No accounts: two secret links give access."""
+
+    name = models.CharField(_("name"), max_length=TABLE_NAME_MAX)
+    scorer_token = models.CharField(max_length=64, unique=True, default=new_token)
+    viewer_token = models.CharField(max_length=64, unique=True, default=new_token)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(name__regex=r"\S"), name="table_name_not_blank"),
+            models.CheckConstraint(
+                condition=~Q(scorer_token=F("viewer_token")), name="table_tokens_differ"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="players")
+    name = models.CharField(_("name"), max_length=NAME_MAX)
+
+    class Meta:
+        ordering = [Lower("name")]
+        constraints = [
+            models.UniqueConstraint(
+                "table",
+                Lower("name"),
+                name="player_name_unique_per_table",
+                violation_error_message=_("This table already has a player with that name."),
+            ),
+            models.CheckConstraint(condition=Q(name__regex=r"\S"), name="player_name_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TieRule(models.TextChoices):
+    HIGHER_TOTAL = (
+        rules.TieRule.HIGHER_TOTAL,
+        _("Higher total wins; equal totals play another deal"),
+    )
+    ANOTHER_DEAL = rules.TieRule.ANOTHER_DEAL, _("Always play another deal")
+
+
+class Status(models.TextChoices):
+    IN_PROGRESS = "in_progress", _("In progress")
+    FINISHED = "finished", _("Finished")
+
+
+class EndReason(models.TextChoices):
+    LINE = rules.EndReason.LINE, _("reached the line")
+    CAPPOTTO = rules.EndReason.CAPPOTTO, _("cappotto")
+    STRAMAZZO = rules.EndReason.STRAMAZZO, _("stramazzo")
+    CLAIM = rules.EndReason.CLAIM, _("claim")
+
+
+class DealKind(models.TextChoices):
+    NORMAL = rules.DealKind.NORMAL, _("Normal")
+    CAPPOTTO = rules.DealKind.CAPPOTTO, _("Cappotto")
+    STRAMAZZO = rules.DealKind.STRAMAZZO, _("Stramazzo")
+    CLAIM = rules.DealKind.CLAIM, _("Claim")
+
+
+class Match(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
+    tie_rule = models.CharField(
+        _("tie rule"), max_length=20, choices=TieRule, default=TieRule.HIGHER_TOTAL
+    )
+    claims_allowed = models.BooleanField(_("claims allowed"), default=False)
+    players_per_side = models.PositiveSmallIntegerField(default=2)
+    first_dealer = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status, default=Status.IN_PROGRESS)
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, choices=EndReason, blank=True, default="")
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Bumped by every change: the sheet's ETag, so an unchanged sheet answers 304.
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["table", "status", "-started_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(line__gte=rules.MIN_LINE, line__lte=rules.MAX_LINE),
+                name="match_line_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(players_per_side__in=[1, 2]), name="match_one_or_two_per_side"
+            ),
+            models.CheckConstraint(
+                condition=Q(first_dealer__lt=2 * F("players_per_side")),
+                name="match_first_dealer_is_a_seat",
+            ),
+            models.CheckConstraint(condition=Q(winner__in=[0, 1]), name="match_winner_is_a_side"),
+            models.CheckConstraint(
+                condition=Q(tie_rule__in=TieRule.values), name="match_tie_rule_valid"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(
+                        status=Status.IN_PROGRESS,
+                        winner__isnull=True,
+                        end_reason="",
+                        finished_at__isnull=True,
+                    )
+                    | Q(
+                        status=Status.FINISHED,
+                        winner__isnull=False,
+                        end_reason__in=EndReason.values,
+                        finished_at__isnull=False,
+                    )
+                ),
+                name="match_finished_has_result",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk}"
+
+    @property
+    def seat_count(self) -> int:
+        return rules.seats(self.players_per_side)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == Status.FINISHED
+
+    def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
+        sides = sides if sides is not None else list(self.sides.all())
+        return rules.MatchRules(
+            line=self.line,
+            tie_rule=rules.TieRule(self.tie_rule),
+            claims_allowed=self.claims_allowed,
+            side_names=(sides[0].name, sides[1].name),
+        )
+
+
+class Side(models.Model):
+    """One of a match's two sides, in seat order: position 0 holds seats 0 and 2, 1 holds 1, 3."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(_("side name"), max_length=SIDE_NAME_MAX)
+    first_player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    second_player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="side_position_unique"),
+            models.CheckConstraint(condition=Q(position__in=[0, 1]), name="side_position_0_or_1"),
+            models.CheckConstraint(condition=Q(name__regex=r"\S"), name="side_name_not_blank"),
+            models.CheckConstraint(
+                condition=~Q(first_player=F("second_player")), name="side_players_differ"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def players(self) -> list[Player]:
+        return [p for p in (self.first_player, self.second_player) if p is not None]
+
+
+def _per_side(name: str, **kwargs) -> tuple[models.Field, models.Field]:
+    return (
+        models.PositiveSmallIntegerField(f"{name} (side 1)", **kwargs),
+        models.PositiveSmallIntegerField(f"{name} (side 2)", **kwargs),
+    )
+
+
+class Deal(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=DealKind, default=DealKind.NORMAL)
+    # The sweeping or claiming side; null on a normal deal.
+    side = models.PositiveSmallIntegerField(null=True, blank=True)
+    card_points_0, card_points_1 = _per_side("card points")
+    declared_points_0, declared_points_1 = _per_side("declared points")
+    points_0, points_1 = _per_side("points")
+    version = models.PositiveIntegerField(default=1)
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="deal_number_unique"),
+            models.UniqueConstraint(
+                fields=["match", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="deal_idempotency_key_unique",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="deal_number_from_1"),
+            models.CheckConstraint(condition=Q(kind__in=DealKind.values), name="deal_kind_valid"),
+            models.CheckConstraint(
+                condition=(
+                    Q(kind=DealKind.NORMAL, side__isnull=True)
+                    | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=[0, 1]))
+                ),
+                name="deal_side_only_for_sweeps_and_claims",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    card_points_0__gte=0,
+                    card_points_1__gte=0,
+                    card_points_0__lte=rules.CARD_POINTS_PER_DEAL,
+                    card_points_1__lte=rules.CARD_POINTS_PER_DEAL,
+                ),
+                name="deal_card_points_0_to_11",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(kind=DealKind.CLAIM)
+                    & Q(
+                        card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"),
+                    )
+                )
+                | (
+                    ~Q(kind=DealKind.CLAIM)
+                    & Q(card_points_0=rules.CARD_POINTS_PER_DEAL - F("card_points_1"))
+                ),
+                name="deal_card_points_sum_to_11",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    declared_points_0__gte=0,
+                    declared_points_1__gte=0,
+                    points_0__gte=0,
+                    points_1__gte=0,
+                ),
+                name="deal_points_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Deal {self.number}"
+
+    @property
+    def card_points(self) -> tuple[int, int]:
+        return (self.card_points_0, self.card_points_1)
+
+    @property
+    def declared_points(self) -> tuple[int, int]:
+        return (self.declared_points_0, self.declared_points_1)
+
+    @property
+    def points(self) -> tuple[int, int]:
+        return (self.points_0, self.points_1)
+
+    def entry(self) -> rules.DealEntry:
+        return rules.DealEntry(
+            card_points=self.card_points,
+            declared_points=self.declared_points,
+            kind=rules.DealKind(self.kind),
+            side=self.side,
+        )
+
+    def values(self) -> dict:
+        """What the change log keeps of a deal: enough to restore it."""
+        return {
+            "number": self.number,
+            "kind": self.kind,
+            "side": self.side,
+            "card_points": list(self.card_points),
+            "declared_points": list(self.declared_points),
+            "points": list(self.points),
+        }
+
+
+class Action(models.TextChoices):
+    MATCH_STARTED = "match_started", _("match started")
+    DEAL_RECORDED = "deal_recorded", _("deal recorded")
+    DEAL_EDITED = "deal_edited", _("deal edited")
+    DEAL_DELETED = "deal_deleted", _("deal deleted")
+    MATCH_ENDED = "match_ended", _("match ended")
+    MATCH_REOPENED = "match_reopened", _("match reopened")
+    SETTINGS_CHANGED = "settings_changed", _("settings changed")
+
+
+class Change(models.Model):
+    """The append-only change log of a match: nothing done to a match is ever lost."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="changes")
+    at = models.DateTimeField(default=timezone.now)
+    action = models.CharField(max_length=30, choices=Action)
+    by = models.CharField(max_length=NAME_MAX * 2, blank=True)
+    deal_number = models.PositiveIntegerField(null=True, blank=True)
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "-at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=Action.values), name="change_action_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} ({self.at:%Y-%m-%d %H:%M})"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ValueError("The change log is append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("The change log is append-only.")

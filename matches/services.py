@@ -1,0 +1,381 @@
+"""Every write the app makes. Each service is atomic and asks `matches.rules` first.
+
+Views, forms, commands and the admin call these; none of them writes a model directly.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from matches import rules
+from matches.models import (
+    Action,
+    Change,
+    Deal,
+    Match,
+    Player,
+    Side,
+    Status,
+    Table,
+    TieRule,
+    new_token,
+)
+
+
+class ServiceError(Exception):
+    """A refusal the person can act on; `message` is already in words."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(str(message))
+
+
+class DealConflict(ServiceError):
+    """Another phone already recorded the deal number this phone was showing."""
+
+    def __init__(self, deal: Deal) -> None:
+        self.deal = deal
+        super().__init__(
+            _("Deal %(number)s was just entered on another phone.") % {"number": deal.number}
+        )
+
+
+class StaleChange(ServiceError):
+    """The phone acted on a sheet that has changed since it was shown."""
+
+
+class MatchClosed(ServiceError):
+    """The match is finished: reopen it first."""
+
+
+class NameTaken(ServiceError):
+    """A player's name must be unique at a table, whatever its case."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    deal: Deal
+    created: bool
+
+
+# --- Tables and players -------------------------------------------------------
+
+
+@transaction.atomic
+def create_table(*, name: str) -> Table:
+    return Table.objects.create(name=name.strip())
+
+
+def table_for_scorer_link(*, token: str) -> Table | None:
+    return Table.objects.filter(scorer_token=token).first()
+
+
+@transaction.atomic
+def rotate_link(*, table: Table, which: str) -> Table:
+    """A new scorer or view-only link; the old one stops working at once."""
+    field = {"scorer": "scorer_token", "viewer": "viewer_token"}[which]
+    setattr(table, field, new_token())
+    table.save(update_fields=[field])
+    return table
+
+
+def _same_name(table: Table, name: str, *, exclude: int | None = None) -> bool:
+    return table.players.filter(name__iexact=name).exclude(pk=exclude).exists()
+
+
+@transaction.atomic
+def add_player(*, table: Table, name: str) -> Player:
+    name = name.strip()
+    if _same_name(table, name):
+        raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
+    return Player.objects.create(table=table, name=name)
+
+
+@transaction.atomic
+def rename_player(*, player: Player, name: str) -> Player:
+    name = name.strip()
+    if _same_name(player.table, name, exclude=player.pk):
+        raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
+    player.name = name
+    player.save(update_fields=["name"])
+    return player
+
+
+def _player_named(table: Table, name: str) -> Player:
+    player = table.players.filter(name__iexact=name.strip()).first()
+    return player or Player.objects.create(table=table, name=name.strip())
+
+
+# --- Matches ------------------------------------------------------------------
+
+
+def default_side_name(players: Sequence[str]) -> str:
+    """ "Alice & Carla" for a pair, "Alice" alone in tressette in due."""
+    return " & ".join(name.strip() for name in players)
+
+
+@transaction.atomic
+def start_match(
+    *,
+    table: Table,
+    players: Sequence[Sequence[str]],
+    side_names: Sequence[str] = ("", ""),
+    line: int = rules.DEFAULT_LINE,
+    tie_rule: str = TieRule.HIGHER_TOTAL,
+    claims_allowed: bool = False,
+    first_dealer: int = 0,
+    by: str = "",
+) -> Match:
+    """Two sides of one or two players each, by name; new names join the table."""
+    per_side = len(players[0])
+    if len(players) != 2 or per_side not in (1, 2) or len(players[1]) != per_side:
+        raise ServiceError(_("Each side needs the same number of players: one or two."))
+    names = [name.strip().casefold() for side in players for name in side]
+    if len(set(names)) != len(names):
+        raise ServiceError(_("A player can sit only once at a match."))
+    match = Match.objects.create(
+        table=table,
+        line=rules.check_line(line),
+        tie_rule=TieRule(tie_rule),
+        claims_allowed=claims_allowed,
+        players_per_side=per_side,
+        first_dealer=first_dealer,
+    )
+    for position, side_players in enumerate(players):
+        seated = [_player_named(table, name) for name in side_players]
+        Side.objects.create(
+            match=match,
+            position=position,
+            name=(side_names[position] or "").strip() or default_side_name(side_players),
+            first_player=seated[0],
+            second_player=seated[1] if per_side == 2 else None,
+        )
+    _log(match, Action.MATCH_STARTED, by, new=_settings(match))
+    return match
+
+
+def _settings(match: Match) -> dict:
+    return {
+        "line": match.line,
+        "tie_rule": match.tie_rule,
+        "claims_allowed": match.claims_allowed,
+    }
+
+
+def _log(match: Match, action: str, by: str, **values) -> None:
+    Change.objects.create(match=match, action=action, by=by[:80], **values)
+
+
+def _lock(match: Match) -> Match:
+    """The match row, locked until the transaction ends.
+
+    PostgreSQL takes a row lock; SQLite's IMMEDIATE transactions already serialise writers.
+    """
+    return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
+
+
+def _touch(match: Match, **fields) -> None:
+    """Save `fields` and bump the revision, so every phone's next poll sees the change."""
+    Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
+    match.refresh_from_db(fields=["revision", *fields])
+
+
+def _sheet(match: Match) -> tuple[rules.MatchRules, list[Deal]]:
+    return match.match_rules(), list(match.deals.order_by("number"))
+
+
+def _open(match: Match) -> None:
+    if match.is_finished:
+        raise MatchClosed(_("This match is finished. Reopen it to change it."))
+
+
+def _evaluate(match: Match, match_rules: rules.MatchRules, entries) -> rules.Outcome:
+    return rules.evaluate(
+        match_rules, entries, first_dealer=match.first_dealer, seat_count=match.seat_count
+    )
+
+
+@transaction.atomic
+def record_deal(
+    *, match: Match, number: int, entry: rules.DealEntry, idempotency_key: str = "", by: str = ""
+) -> Recorded:
+    """Record deal `number`, the one the phone was showing, exactly once.
+
+    The same idempotency key again (a double tap, a retry) returns the deal it made.
+    Another phone's deal already at `number` raises DealConflict; nothing is written.
+    """
+    match = _lock(match)
+    if idempotency_key:
+        done = match.deals.filter(idempotency_key=idempotency_key).first()
+        if done is not None:
+            return Recorded(done, created=False)
+    _open(match)
+    match_rules, deals = _sheet(match)
+    if number <= len(deals):
+        raise DealConflict(deals[number - 1])
+    if number != len(deals) + 1:
+        raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
+    scored = rules.check_deal(
+        match_rules,
+        [deal.entry() for deal in deals],
+        entry,
+        first_dealer=match.first_dealer,
+        seat_count=match.seat_count,
+    )
+    deal = Deal.objects.create(
+        match=match,
+        number=number,
+        idempotency_key=idempotency_key,
+        **_deal_fields(entry, scored.points),
+    )
+    _log(match, Action.DEAL_RECORDED, by, deal_number=number, new=deal.values())
+    _touch(match)
+    return Recorded(deal, created=True)
+
+
+def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:
+    return {
+        "kind": str(entry.kind),
+        "side": entry.side,
+        "card_points_0": entry.card_points[0],
+        "card_points_1": entry.card_points[1],
+        "declared_points_0": entry.declared_points[0],
+        "declared_points_1": entry.declared_points[1],
+        "points_0": points[0],
+        "points_1": points[1],
+    }
+
+
+@transaction.atomic
+def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "") -> Deal:
+    """Change a recorded deal; the whole match is scored again.
+
+    `version` is the deal's version the phone was showing: a stale edit is refused.
+    """
+    match = _lock(deal.match)
+    _open(match)
+    match_rules, deals = _sheet(match)
+    current = next((d for d in deals if d.pk == deal.pk), None)
+    if current is None or current.version != version:
+        raise StaleChange(
+            _("Deal %(number)s was changed on another phone meanwhile. Check it and try again.")
+            % {"number": deal.number}
+        )
+    entries = [entry if d.pk == current.pk else d.entry() for d in deals]
+    old = current.values()
+    _store_scores(deals, _evaluate(match, match_rules, entries))
+    Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
+    current.version += 1
+    _log(match, Action.DEAL_EDITED, by, deal_number=current.number, old=old, new=current.values())
+    _touch(match)
+    return current
+
+
+def _store_scores(deals: Sequence[Deal], result: rules.Outcome) -> None:
+    """Write back what the rules scored: an edit can change later deals (a sweep's points)."""
+    for row, scored in zip(deals, result.deals, strict=True):
+        fields = _deal_fields(scored.entry, scored.points)
+        changed = {key: value for key, value in fields.items() if getattr(row, key) != value}
+        if changed:
+            Deal.objects.filter(pk=row.pk).update(**changed)
+            for key, value in changed.items():
+                setattr(row, key, value)
+
+
+@transaction.atomic
+def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
+    """Delete the last deal, naming it: a deal another phone just added is never hit."""
+    match = _lock(match)
+    _open(match)
+    last = match.deals.order_by("-number").first()
+    if last is None or last.number != number:
+        raise StaleChange(
+            _("Deal %(number)s is no longer the last deal. Check the sheet and try again.")
+            % {"number": number}
+        )
+    _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
+    last.delete()
+    _touch(match)
+
+
+def outcome(match: Match, deals: Sequence[Deal], sides: Sequence[Side]) -> rules.Outcome:
+    """Where the match stands, from rows already loaded (no query)."""
+    return _evaluate(match, match.match_rules(list(sides)), [deal.entry() for deal in deals])
+
+
+@transaction.atomic
+def end_match(*, match: Match, by: str = "") -> Match:
+    """Bank the result; only once the rules say the match is decided."""
+    match = _lock(match)
+    _open(match)
+    match_rules, deals = _sheet(match)
+    result = _evaluate(match, match_rules, [deal.entry() for deal in deals])
+    if not result.decided:
+        raise ServiceError(
+            _("The match is not decided yet: play another deal.")
+            if result.another_deal
+            else _("The match is not decided yet: no side has reached the line.")
+        )
+    _touch(
+        match,
+        status=Status.FINISHED,
+        winner=result.winner,
+        end_reason=result.reason.value,
+        finished_at=timezone.now(),
+    )
+    _log(
+        match,
+        Action.MATCH_ENDED,
+        by,
+        new={"winner": result.winner, "reason": result.reason.value, "totals": result.totals},
+    )
+    return match
+
+
+@transaction.atomic
+def reopen_match(*, match: Match, by: str = "") -> Match:
+    match = _lock(match)
+    if not match.is_finished:
+        raise ServiceError(_("This match is not finished."))
+    old = {"winner": match.winner, "reason": match.end_reason}
+    _touch(match, status=Status.IN_PROGRESS, winner=None, end_reason="", finished_at=None)
+    _log(match, Action.MATCH_REOPENED, by, old=old)
+    return match
+
+
+@transaction.atomic
+def rematch(*, match: Match, by: str = "") -> Match:
+    """A new match: same sides and settings, the next seat deals first."""
+    sides = list(match.sides.select_related("first_player", "second_player"))
+    return start_match(
+        table=match.table,
+        players=[[p.name for p in side.players] for side in sides],
+        side_names=[side.name for side in sides],
+        line=match.line,
+        tie_rule=match.tie_rule,
+        claims_allowed=match.claims_allowed,
+        first_dealer=(match.first_dealer + 1) % match.seat_count,
+        by=by,
+    )
+
+
+@transaction.atomic
+def change_settings(
+    *, match: Match, line: int, tie_rule: str, claims_allowed: bool, by: str = ""
+) -> Match:
+    """Change the line, tie rule or claims; the deals so far must still stand under them."""
+    match = _lock(match)
+    _open(match)
+    old = _settings(match)
+    match.line, match.tie_rule, match.claims_allowed = line, TieRule(tie_rule), claims_allowed
+    match_rules, deals = _sheet(match)
+    _store_scores(deals, _evaluate(match, match_rules, [deal.entry() for deal in deals]))
+    new = _settings(match)
+    if new != old:
+        _touch(match, line=line, tie_rule=tie_rule, claims_allowed=claims_allowed)
+        _log(match, Action.SETTINGS_CHANGED, by, old=old, new=new)
+    return match

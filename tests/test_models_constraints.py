@@ -1,0 +1,173 @@
+"""One test per database constraint: full_clean() refuses, and so does the database."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from matches.models import Change, Deal, Match, Player, Side, Table
+from tests.factories import DealFactory, MatchFactory, PlayerFactory, TableFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def refused(model, **fields):
+    """Both guards refuse the row: model validation and the database itself."""
+    with pytest.raises(ValidationError):
+        model(**fields).full_clean()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        model.objects.create(**fields)
+    return True
+
+
+def test_a_table_needs_a_name():
+    assert refused(Table, name="   ")
+
+
+def test_a_tables_two_links_differ():
+    assert refused(Table, name="Bar Sport", scorer_token="same", viewer_token="same")
+
+
+def test_player_names_are_unique_per_table_whatever_the_case():
+    player = PlayerFactory(name="Alice")
+    assert refused(Player, table=player.table, name="ALICE")
+    assert Player.objects.create(table=TableFactory(), name="alice")
+
+
+def test_a_player_needs_a_name():
+    assert refused(Player, table=TableFactory(), name=" ")
+
+
+@pytest.mark.parametrize("line", [10, 102])
+def test_the_line_stays_between_11_and_101(line):
+    assert refused(Match, table=TableFactory(), line=line)
+
+
+def test_one_or_two_players_per_side():
+    assert refused(Match, table=TableFactory(), players_per_side=3)
+
+
+def test_the_first_dealer_is_a_seat():
+    assert refused(Match, table=TableFactory(), players_per_side=1, first_dealer=2)
+
+
+def test_the_winner_is_a_side():
+    assert refused(
+        Match,
+        table=TableFactory(),
+        status="finished",
+        winner=2,
+        end_reason="line",
+        finished_at="2026-11-29T20:00Z",
+    )
+
+
+def test_the_tie_rule_is_known():
+    assert refused(Match, table=TableFactory(), tie_rule="coin_toss")
+
+
+def test_a_finished_match_has_its_result():
+    assert refused(Match, table=TableFactory(), status="finished")
+
+
+def test_a_match_in_progress_has_no_winner():
+    assert refused(Match, table=TableFactory(), winner=0)
+
+
+def test_two_sides_of_a_match_have_different_positions():
+    match = MatchFactory()
+    assert refused(
+        Side, match=match, position=1, name="Again", first_player=PlayerFactory(table=match.table)
+    )
+
+
+def test_a_side_sits_at_position_0_or_1():
+    match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
+    Side.objects.filter(match=match, position=1).delete()
+    assert refused(
+        Side, match=match, position=2, name="Third", first_player=PlayerFactory(table=match.table)
+    )
+
+
+def test_a_side_needs_a_name():
+    match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
+    Side.objects.filter(match=match, position=1).delete()
+    player = PlayerFactory(table=match.table)
+    assert refused(Side, match=match, position=1, name="  ", first_player=player)
+
+
+def test_a_player_cannot_be_both_partners():
+    match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
+    Side.objects.filter(match=match, position=1).delete()
+    player = PlayerFactory(table=match.table)
+    assert refused(
+        Side, match=match, position=1, name="X", first_player=player, second_player=player
+    )
+
+
+def deal(**overrides):
+    fields = {
+        "match": MatchFactory(),
+        "number": 1,
+        "card_points_0": 8,
+        "card_points_1": 3,
+        "declared_points_0": 3,
+        "declared_points_1": 0,
+        "points_0": 11,
+        "points_1": 3,
+    }
+    return {**fields, **overrides}
+
+
+def test_deal_numbers_are_unique_per_match():
+    first = DealFactory(number=1)
+    assert refused(Deal, **deal(match=first.match, number=1))
+
+
+def test_deals_are_numbered_from_1():
+    assert refused(Deal, **deal(number=0))
+
+
+def test_an_idempotency_key_makes_at_most_one_deal():
+    first = DealFactory(number=1, idempotency_key="k1")
+    assert refused(Deal, **deal(match=first.match, number=2, idempotency_key="k1"))
+
+
+def test_the_deal_kind_is_known():
+    assert refused(Deal, **deal(kind="sweep"))
+
+
+def test_a_normal_deal_has_no_sweeping_side():
+    assert refused(Deal, **deal(side=0))
+
+
+def test_a_sweep_names_its_side():
+    assert refused(Deal, **deal(kind="cappotto", card_points_0=11, card_points_1=0))
+
+
+def test_card_points_stay_within_11():
+    assert refused(Deal, **deal(card_points_0=12, card_points_1=0))
+
+
+def test_card_points_sum_to_11_on_a_played_out_deal():
+    assert refused(Deal, **deal(card_points_0=8, card_points_1=4))
+
+
+def test_a_claim_may_stop_before_11_but_not_pass_it():
+    assert Deal.objects.create(**deal(kind="claim", side=0, card_points_0=5, card_points_1=2))
+    assert refused(Deal, **deal(kind="claim", side=0, card_points_0=9, card_points_1=4))
+
+
+def test_points_are_never_negative():
+    assert refused(Deal, **deal(points_1=-1))
+
+
+def test_the_change_log_action_is_known():
+    assert refused(Change, match=MatchFactory(), action="wiped")
+
+
+def test_the_change_log_is_append_only():
+    change = Change.objects.create(match=MatchFactory(), action="deal_recorded")
+    with pytest.raises(ValueError, match="append-only"):
+        change.save()
+    with pytest.raises(ValueError, match="append-only"):
+        change.delete()

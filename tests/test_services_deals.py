@@ -1,0 +1,183 @@
+import pytest
+
+from matches import rules, services
+from matches.models import Action, Change, Deal, Status
+from tests.factories import MatchFactory
+
+pytestmark = pytest.mark.django_db
+
+WORKED = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+
+
+def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
+    return rules.DealEntry(card_points=(a, b), declared_points=(da, db), **kw)
+
+
+def test_it_records_the_worked_deal_with_its_points_and_logs_it():
+    match = MatchFactory()
+    recorded = services.record_deal(match=match, number=1, entry=WORKED, by="Carla's phone")
+    assert recorded.created
+    assert recorded.deal.points == (11, 3)
+    change = Change.objects.get(match=match)
+    assert change.action == Action.DEAL_RECORDED
+    assert change.by == "Carla's phone"
+    assert change.new["points"] == [11, 3]
+
+
+def test_the_same_idempotency_key_returns_the_deal_already_made():
+    match = MatchFactory()
+    first = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    again = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    assert not again.created
+    assert again.deal.pk == first.deal.pk
+    assert Deal.objects.filter(match=match).count() == 1
+
+
+def test_another_phone_saving_the_same_deal_number_is_a_conflict():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="phone-a")
+    with pytest.raises(services.DealConflict) as conflict:
+        services.record_deal(match=match, number=1, entry=entry(5, 6), idempotency_key="phone-b")
+    assert conflict.value.deal.number == 1
+    assert conflict.value.deal.points == (11, 3)
+    assert Deal.objects.filter(match=match).count() == 1
+
+
+def test_a_rule_broken_stores_nothing():
+    match = MatchFactory()
+    with pytest.raises(rules.DealInvalid):
+        services.record_deal(match=match, number=1, entry=entry(8, 4))
+    assert not Deal.objects.exists()
+    assert not Change.objects.exists()
+
+
+def test_a_deal_number_from_the_future_is_refused():
+    match = MatchFactory()
+    with pytest.raises(services.StaleChange):
+        services.record_deal(match=match, number=3, entry=WORKED)
+
+
+def test_every_change_bumps_the_revision():
+    match = MatchFactory()
+    before = match.revision
+    services.record_deal(match=match, number=1, entry=WORKED)
+    match.refresh_from_db()
+    assert match.revision == before + 1
+
+
+def test_an_edit_rescores_and_logs_old_and_new_values():
+    match = MatchFactory()
+    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    edited = services.edit_deal(deal=deal, version=1, entry=entry(6, 5, 4, 0), by="Dino")
+    assert edited.points == (10, 5)
+    assert edited.version == 2
+    change = Change.objects.get(action=Action.DEAL_EDITED)
+    assert change.old["points"] == [11, 3]
+    assert change.new["points"] == [10, 5]
+
+
+def test_a_stale_edit_is_refused():
+    match = MatchFactory()
+    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    services.edit_deal(deal=deal, version=1, entry=entry(6, 5))
+    with pytest.raises(services.StaleChange, match="changed on another phone"):
+        services.edit_deal(deal=deal, version=1, entry=entry(7, 4))
+    deal.refresh_from_db()
+    assert deal.card_points == (6, 5)
+
+
+def test_editing_an_earlier_deal_rescores_a_sweep_after_it():
+    match = MatchFactory()
+    first = services.record_deal(match=match, number=1, entry=entry(6, 5)).deal
+    services.record_deal(match=match, number=2, entry=entry(11, 0, kind="cappotto", side=0))
+    services.edit_deal(deal=first, version=1, entry=entry(9, 2))
+    sweep = Deal.objects.get(match=match, number=2)
+    assert sweep.points == (21 - 9, 0)
+
+
+def test_an_edit_that_would_decide_the_match_before_later_deals_is_refused():
+    match = MatchFactory()
+    first = services.record_deal(match=match, number=1, entry=entry(6, 5)).deal
+    services.record_deal(match=match, number=2, entry=entry(6, 5))
+    with pytest.raises(rules.DealInvalid):
+        services.edit_deal(deal=first, version=1, entry=entry(11, 0, kind="cappotto", side=0))
+    assert Deal.objects.get(pk=first.pk).kind == "normal"
+
+
+def test_deleting_the_last_deal_keeps_its_values_in_the_log():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    services.delete_last_deal(match=match, number=1, by="Alice")
+    assert not Deal.objects.exists()
+    change = Change.objects.get(action=Action.DEAL_DELETED)
+    assert change.old["points"] == [11, 3]
+    assert change.deal_number == 1
+
+
+def test_deleting_a_deal_that_is_no_longer_the_last_is_refused():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match=match, number=2, entry=WORKED)
+    with pytest.raises(services.StaleChange):
+        services.delete_last_deal(match=match, number=1)
+    assert Deal.objects.count() == 2
+
+
+def test_a_match_cannot_end_before_it_is_decided():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    with pytest.raises(services.ServiceError, match="not decided"):
+        services.end_match(match=match)
+    match.refresh_from_db()
+    assert match.status == Status.IN_PROGRESS
+
+
+def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match=match, number=2, entry=WORKED)
+    ended = services.end_match(match=match, by="Beppe")
+    assert (ended.status, ended.winner, ended.end_reason) == ("finished", 0, "line")
+    with pytest.raises(services.MatchClosed):
+        services.record_deal(match=match, number=3, entry=WORKED)
+    reopened = services.reopen_match(match=match)
+    assert (reopened.status, reopened.winner, reopened.end_reason) == ("in_progress", None, "")
+    actions = list(Change.objects.filter(match=match).values_list("action", flat=True))
+    assert Action.MATCH_ENDED in actions
+    assert Action.MATCH_REOPENED in actions
+
+
+def test_a_cappotto_from_behind_ends_the_match_for_the_sweepers():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=entry(0, 11, 0, 7))
+    services.record_deal(match=match, number=2, entry=entry(11, 0, kind="cappotto", side=0))
+    ended = services.end_match(match=match)
+    assert (ended.winner, ended.end_reason) == (0, "cappotto")
+
+
+def test_rematch_keeps_sides_and_settings_and_passes_the_first_deal():
+    match = MatchFactory(line=31, claims_allowed=True, first_dealer=3)
+    again = services.rematch(match=match)
+    assert again.pk != match.pk
+    assert (again.line, again.claims_allowed, again.first_dealer) == (31, True, 0)
+    assert [s.name for s in again.sides.all()] == ["Alice & Carla", "Beppe & Dino"]
+
+
+def test_changing_the_line_re_evaluates_the_outcome():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match=match, number=2, entry=WORKED)
+    services.change_settings(match=match, line=31, tie_rule="higher_total", claims_allowed=False)
+    with pytest.raises(services.ServiceError):
+        services.end_match(match=match)
+    assert Change.objects.filter(action=Action.SETTINGS_CHANGED).get().new["line"] == 31
+
+
+def test_a_line_that_would_leave_deals_after_the_end_is_refused():
+    match = MatchFactory(line=41)
+    for number in (1, 2, 3):
+        services.record_deal(match=match, number=number, entry=WORKED)
+    with pytest.raises(rules.DealInvalid):
+        services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=False)
+    match.refresh_from_db()
+    assert match.line == 41

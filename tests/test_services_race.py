@@ -1,0 +1,88 @@
+"""Several phones saving at once: real threads, real connections, a file database or PostgreSQL."""
+
+import random
+import threading
+
+import pytest
+from django.db import connection
+
+from matches import rules, services
+from matches.models import Deal, Match
+from tests.factories import MatchFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+THREADS = 8
+SUBMISSIONS = 25
+DEALS = 16  # at line 101 a match is decided within 18 deals: every deal adds 11 points
+
+
+def on_threads(work) -> list[BaseException]:
+    errors: list[BaseException] = []
+    start = threading.Barrier(THREADS)
+
+    def run(index: int) -> None:
+        try:
+            start.wait()
+            work(index)
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return errors
+
+
+def deal_entry(number: int) -> rules.DealEntry:
+    return rules.DealEntry(card_points=(5 + number % 2, 6 - number % 2), declared_points=(0, 0))
+
+
+def submit_all(match_pk: int) -> None:
+    """Each phone enters the deals in order, with double taps and retries of earlier ones."""
+
+    def phone(index: int) -> None:
+        chance = random.Random(index)
+        match = Match.objects.get(pk=match_pk)
+        plan = list(range(1, DEALS + 1))
+        plan += sorted(chance.choices(plan, k=SUBMISSIONS - DEALS))
+        for number in plan:
+            services.record_deal(
+                match=match, number=number, entry=deal_entry(number), idempotency_key=f"d{number}"
+            )
+
+    assert on_threads(phone) == []
+
+
+def test_eight_phones_saving_at_once_make_each_deal_exactly_once():
+    match = MatchFactory(line=101)
+    submit_all(match.pk)
+    numbers = list(Deal.objects.filter(match=match).values_list("number", flat=True))
+    assert sorted(numbers) == list(range(1, DEALS + 1))
+
+    submit_all(match.pk)
+    assert Deal.objects.filter(match=match).count() == DEALS
+
+
+def test_eight_phones_saving_the_same_deal_leave_one_and_tell_the_others():
+    match = MatchFactory()
+    conflicts: list[int] = []
+
+    def phone(index: int) -> None:
+        try:
+            services.record_deal(
+                match=Match.objects.get(pk=match.pk),
+                number=1,
+                entry=rules.DealEntry(card_points=(index, 11 - index), declared_points=(0, 0)),
+                idempotency_key=f"phone-{index}",
+            )
+        except services.DealConflict as conflict:
+            conflicts.append(conflict.deal.number)
+
+    assert on_threads(phone) == []
+    assert Deal.objects.filter(match=match).count() == 1
+    assert conflicts == [1] * (THREADS - 1)

@@ -1,0 +1,55 @@
+import pytest
+
+from matches import services
+from matches.models import Player
+from tests.factories import PlayerFactory, TableFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_new_table_gets_two_different_secret_links_of_at_least_128_bits():
+    table = services.create_table(name="  Bar Sport ")
+    assert table.name == "Bar Sport"
+    assert table.scorer_token != table.viewer_token
+    assert len(table.scorer_token) * 6 >= 128
+
+
+def test_rotating_the_scorer_link_stops_the_old_one_at_once():
+    table = TableFactory()
+    old = table.scorer_token
+    services.rotate_link(table=table, which="scorer")
+    assert services.table_for_scorer_link(token=old) is None
+    assert services.table_for_scorer_link(token=table.scorer_token) == table
+
+
+def test_player_names_are_unique_per_table_whatever_the_case():
+    player = PlayerFactory(name="Alice")
+    with pytest.raises(services.NameTaken, match="already plays"):
+        services.add_player(table=player.table, name="alice ")
+    other = services.add_player(table=player.table, name="Carla")
+    with pytest.raises(services.NameTaken):
+        services.rename_player(player=other, name="ALICE")
+    assert services.rename_player(player=other, name="Carlotta").name == "Carlotta"
+
+
+def test_a_match_seats_new_and_known_players_and_names_sides():
+    table = TableFactory()
+    PlayerFactory(table=table, name="Alice")
+    match = services.start_match(
+        table=table, players=[["alice", "Carla"], ["Beppe", "Dino"]], side_names=["", "I Lupi"]
+    )
+    sides = list(match.sides.all())
+    assert [s.name for s in sides] == ["alice & Carla", "I Lupi"]
+    assert Player.objects.filter(table=table).count() == 4
+    assert sides[0].first_player.name == "Alice"
+
+
+def test_tressette_in_due_has_one_player_a_side():
+    match = services.start_match(table=TableFactory(), players=[["Alice"], ["Beppe"]])
+    assert match.seat_count == 2
+    assert [s.name for s in match.sides.all()] == ["Alice", "Beppe"]
+
+
+def test_a_player_cannot_sit_twice():
+    with pytest.raises(services.ServiceError, match="only once"):
+        services.start_match(table=TableFactory(), players=[["Alice", "Carla"], ["ALICE", "Dino"]])
