@@ -104,6 +104,9 @@ class Match(models.Model):
     end_reason = models.CharField(max_length=20, choices=EndReason, blank=True, default="")
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The running totals as the rules last scored them, for lists that show many matches.
+    total_0 = models.PositiveIntegerField(default=0)
+    total_1 = models.PositiveIntegerField(default=0)
     # Bumped by every change: the sheet's ETag, so an unchanged sheet answers 304.
     revision = models.PositiveIntegerField(default=1)
 

@@ -178,8 +178,13 @@ def _lock(match: Match) -> Match:
     return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
 
-def _touch(match: Match, **fields) -> None:
-    """Save `fields` and bump the revision, so every phone's next poll sees the change."""
+def _touch(match: Match, totals: tuple[int, int] | None = None, **fields) -> None:
+    """Save `fields` (and the totals the rules scored) and bump the revision.
+
+    The revision is the sheet's ETag: every phone's next poll sees the change.
+    """
+    if totals is not None:
+        fields.update(total_0=totals[0], total_1=totals[1])
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
     match.refresh_from_db(fields=["revision", *fields])
 
@@ -233,7 +238,7 @@ def record_deal(
         **_deal_fields(entry, scored.points),
     )
     _log(match, Action.DEAL_RECORDED, by, deal_number=number, new=deal.values())
-    _touch(match)
+    _touch(match, totals=scored.totals)
     return Recorded(deal, created=True)
 
 
@@ -267,11 +272,12 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
         )
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
-    _store_scores(deals, _evaluate(match, match_rules, entries))
+    result = _evaluate(match, match_rules, entries)
+    _store_scores(deals, result)
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
     _log(match, Action.DEAL_EDITED, by, deal_number=current.number, old=old, new=current.values())
-    _touch(match)
+    _touch(match, totals=result.totals)
     return current
 
 
@@ -299,7 +305,8 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
         )
     _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
     last.delete()
-    _touch(match)
+    match_rules, deals = _sheet(match)
+    _touch(match, totals=_evaluate(match, match_rules, [deal.entry() for deal in deals]).totals)
 
 
 def outcome(match: Match, deals: Sequence[Deal], sides: Sequence[Side]) -> rules.Outcome:
@@ -373,9 +380,16 @@ def change_settings(
     old = _settings(match)
     match.line, match.tie_rule, match.claims_allowed = line, TieRule(tie_rule), claims_allowed
     match_rules, deals = _sheet(match)
-    _store_scores(deals, _evaluate(match, match_rules, [deal.entry() for deal in deals]))
+    result = _evaluate(match, match_rules, [deal.entry() for deal in deals])
+    _store_scores(deals, result)
     new = _settings(match)
     if new != old:
-        _touch(match, line=line, tie_rule=tie_rule, claims_allowed=claims_allowed)
+        _touch(
+            match,
+            totals=result.totals,
+            line=line,
+            tie_rule=tie_rule,
+            claims_allowed=claims_allowed,
+        )
         _log(match, Action.SETTINGS_CHANGED, by, old=old, new=new)
     return match

@@ -2,7 +2,24 @@ from django.urls import path
 
 from matches import views
 
+match = "t/<str:token>/m/<int:match_id>/"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("tables/new", views.create_table, name="create_table"),
+    path("join/<str:scorer_token>/", views.join, name="join"),
+    path("t/<str:token>/", views.table, name="table"),
+    path("t/<str:token>/links/<which>/rotate", views.rotate_link, name="rotate_link"),
+    path("t/<str:token>/players/add", views.add_player, name="add_player"),
+    path("t/<str:token>/players/<int:player_id>/", views.rename_player, name="rename_player"),
+    path("t/<str:token>/matches/new", views.new_match, name="new_match"),
+    path(match, views.match, name="match"),
+    path(match + "deals", views.record_deal, name="record_deal"),
+    path(match + "deals/<int:number>/edit", views.edit_deal, name="edit_deal"),
+    path(match + "deals/<int:number>/delete", views.delete_deal, name="delete_deal"),
+    path(match + "end", views.end_match, name="end_match"),
+    path(match + "reopen", views.reopen_match, name="reopen_match"),
+    path(match + "rematch", views.rematch, name="rematch"),
+    path(match + "settings", views.change_settings, name="change_settings"),
 ]

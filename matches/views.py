@@ -1,13 +1,393 @@
+"""Thin views: load with an access check, bind a form, call a service, render or redirect.
+
+Access: a table's view-only token in the URL lets anyone look; scoring needs this phone to
+have joined through the table's current scorer link (kept in its signed session cookie).
+"""
+
+from functools import wraps
+
+import segno
+from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.crypto import constant_time_compare
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from matches import rules, services
+from matches.forms import (
+    CountForm,
+    DealForm,
+    EditDealForm,
+    JoinForm,
+    NewMatchForm,
+    PlayerForm,
+    SettingsForm,
+    TableForm,
+    add_rule_errors,
+)
+from matches.models import Deal, Match, Player, Table
+from matches.sheet import Sheet, history
+
+JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
+LABEL = "label"  # session key: the name this phone chose, for the change log
+
+
+def _joined(request: HttpRequest) -> dict[str, str]:
+    return request.session.get(JOINED, {})
+
+
+def can_score(request: HttpRequest, table: Table) -> bool:
+    token = _joined(request).get(str(table.pk))
+    return token is not None and constant_time_compare(token, table.scorer_token)
+
+
+def _join(request: HttpRequest, table: Table, label: str = "") -> None:
+    request.session[JOINED] = {**_joined(request), str(table.pk): table.scorer_token}
+    if label:
+        request.session[LABEL] = label
+
+
+def _by(request: HttpRequest) -> str:
+    return request.session.get(LABEL, "")
+
+
+def table_page(view):
+    """Table pages are secret: never indexed, never cached by a shared cache."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        response["X-Robots-Tag"] = "noindex, nofollow"
+        patch_cache_control(response, private=True, no_cache=True)
+        patch_vary_headers(response, ["HX-Request"])
+        return response
+
+    return wrapped
+
+
+def _table(request: HttpRequest, token: str, *, scorer: bool = False) -> Table:
+    table = get_object_or_404(Table, viewer_token=token)
+    if scorer and not can_score(request, table):
+        raise PermissionDenied
+    return table
+
+
+def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = False) -> Match:
+    match = get_object_or_404(
+        Match.objects.select_related("table"), pk=match_id, table__viewer_token=token
+    )
+    if scorer and not can_score(request, match.table):
+        raise PermissionDenied
+    return match
+
+
+def _done(request: HttpRequest, url: str) -> HttpResponse:
+    """Post/redirect/get; HTMX follows the redirect on the client."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+# --- Home, tables, joining ----------------------------------------------------------------------
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "matches/home.html")
+    ids = [int(pk) for pk in _joined(request)]
+    tables = [t for t in Table.objects.filter(pk__in=ids).order_by("name") if can_score(request, t)]
+    return render(request, "matches/home.html", {"tables": tables, "form": TableForm()})
+
+
+@require_POST
+def create_table(request: HttpRequest) -> HttpResponse:
+    form = TableForm(request.POST)
+    if not form.is_valid():
+        return render(request, "matches/home.html", {"form": form, "tables": []}, status=200)
+    table = services.create_table(name=form.cleaned_data["name"])
+    _join(request, table)
+    return _done(request, reverse("table", args=[table.viewer_token]))
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
+    table = get_object_or_404(Table, scorer_token=scorer_token)
+    form = JoinForm(request.POST or None, initial={"label": request.session.get(LABEL, "")})
+    if request.method == "POST" and form.is_valid():
+        _join(request, table, form.cleaned_data["label"])
+        return _done(request, reverse("table", args=[table.viewer_token]))
+    return render(request, "matches/join.html", {"table": table, "form": form})
+
+
+def _qr(url: str) -> str:
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff")
+
+
+@table_page
+@require_GET
+def table(request: HttpRequest, token: str) -> HttpResponse:
+    table = _table(request, token)
+    scorer = can_score(request, table)
+    viewer_url = request.build_absolute_uri(reverse("table", args=[table.viewer_token]))
+    share = {"viewer_url": viewer_url, "viewer_qr": _qr(viewer_url)}
+    if scorer:
+        scorer_url = request.build_absolute_uri(reverse("join", args=[table.scorer_token]))
+        share.update(scorer_url=scorer_url, scorer_qr=_qr(scorer_url))
+    context = {
+        "table": table,
+        "can_score": scorer,
+        "share": share,
+        "player_form": PlayerForm(),
+        **history(table, request.GET),
+    }
+    return render(request, "matches/table.html", context)
+
+
+@table_page
+@require_POST
+def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
+    table = _table(request, token, scorer=True)
+    services.rotate_link(table=table, which=which)
+    if which == "scorer":
+        _join(request, table)  # the phone that rotated keeps scoring
+    return _done(request, reverse("table", args=[table.viewer_token]) + "#share")
+
+
+@table_page
+@require_POST
+def add_player(request: HttpRequest, token: str) -> HttpResponse:
+    table = _table(request, token, scorer=True)
+    form = PlayerForm(request.POST)
+    if form.is_valid():
+        try:
+            services.add_player(table=table, name=form.cleaned_data["name"])
+        except services.NameTaken as taken:
+            form.add_error("name", taken.message)
+    if form.errors:
+        return render(request, "matches/player.html", {"table": table, "form": form})
+    return _done(request, reverse("table", args=[token]) + "#players")
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
+    table = _table(request, token, scorer=True)
+    player = get_object_or_404(Player, pk=player_id, table=table)
+    form = PlayerForm(request.POST or None, initial={"name": player.name})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.rename_player(player=player, name=form.cleaned_data["name"])
+            return _done(request, reverse("table", args=[token]) + "#players")
+        except services.NameTaken as taken:
+            form.add_error("name", taken.message)
+    return render(request, "matches/player.html", {"table": table, "form": form, "player": player})
+
+
+# --- Matches ------------------------------------------------------------------------------------
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def new_match(request: HttpRequest, token: str) -> HttpResponse:
+    table = _table(request, token, scorer=True)
+    form = NewMatchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            match = services.start_match(
+                table=table,
+                players=data["players"],
+                side_names=[data["side_name_0"], data["side_name_1"]],
+                line=data["line"],
+                tie_rule=data["tie_rule"],
+                claims_allowed=data["claims_allowed"],
+                first_dealer=data["first_dealer"],
+                by=_by(request),
+            )
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        else:
+            return _done(request, reverse("match", args=[token, match.pk]))
+    players = table.players.all()
+    return render(
+        request, "matches/new_match.html", {"table": table, "form": form, "players": players}
+    )
+
+
+def _sheet_response(request, match, *, form=None, notice=None, status=200) -> HttpResponse:
+    sheet = Sheet.load(match, can_score=can_score(request, match.table))
+    context = sheet.context(form=form, notice=notice, request=request)
+    template = "matches/match.html#sheet" if request.htmx else "matches/match.html"
+    response = render(request, template, context, status=status)
+    response["ETag"] = sheet.etag(request)
+    return response
+
+
+@table_page
+@require_GET
+def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
+    match = _match(request, token, match_id)
+    etag = Sheet.etag_for(match, request, can_score(request, match.table))
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponseNotModified()
+        response["ETag"] = etag
+        return response
+    if request.htmx and request.GET.get("poll"):
+        sheet = Sheet.load(match, can_score=can_score(request, match.table))
+        response = render(request, "matches/match.html#poll", sheet.poll_context(request))
+        response["ETag"] = etag
+        return response
+    saved = request.GET.get("saved")
+    notice = {"saved": int(saved)} if saved and saved.isdigit() else None
+    return _sheet_response(request, match, notice=notice)
+
+
+@table_page
+@require_POST
+def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    match = _match(request, token, match_id, scorer=True)
+    sides = match.sides.all()
+    form = DealForm(
+        request.POST,
+        side_names=tuple(s.name for s in sides),
+        claims_allowed=match.claims_allowed,
+    )
+    if "count" in request.POST:
+        return _count(request, match, form)
+    if form.is_valid():
+        try:
+            recorded = services.record_deal(
+                match=match,
+                number=form.cleaned_data["number"],
+                entry=form.cleaned_data["entry"],
+                idempotency_key=form.cleaned_data["key"],
+                by=_by(request),
+            )
+        except rules.DealInvalid as invalid:
+            add_rule_errors(form, invalid)
+        except services.DealConflict as conflict:
+            return _sheet_response(
+                request, match, form=form, notice={"conflict": conflict.deal}, status=200
+            )
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        else:
+            url = reverse("match", args=[token, match.pk]) + f"?saved={recorded.deal.number}"
+            if request.htmx:
+                return _sheet_response(request, match, notice={"saved": recorded.deal.number})
+            return redirect(url)
+    return _sheet_response(request, match, form=form)
+
+
+def _count(request: HttpRequest, match: Match, form: DealForm) -> HttpResponse:
+    """The "count the pile" helper: fill both sides' card points from one side's count."""
+    sides = tuple(s.name for s in match.sides.all())
+    count = CountForm(request.POST, side_names=sides)
+    data = request.POST.copy()
+    if count.is_valid():
+        data["card_points_0"], data["card_points_1"] = count.cleaned_data["card_points"]
+    form = DealForm(data, side_names=sides, claims_allowed=match.claims_allowed)
+    form.errors.clear()  # not a save: only the count's own errors are shown
+    return _sheet_response(request, match, form=form, notice={"count": count})
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    match = _match(request, token, match_id, scorer=True)
+    deal = get_object_or_404(Deal, match=match, number=number)
+    sides = list(match.sides.all())
+    initial = {
+        "number": deal.number,
+        "version": deal.version,
+        "kind": deal.kind,
+        "side": deal.side,
+        "card_points_0": deal.card_points_0,
+        "card_points_1": deal.card_points_1,
+        "declared_points_0": deal.declared_points_0,
+        "declared_points_1": deal.declared_points_1,
+    }
+    form = EditDealForm(
+        request.POST or None,
+        initial=initial,
+        side_names=tuple(s.name for s in sides),
+        claims_allowed=match.claims_allowed,
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.edit_deal(
+                deal=deal,
+                version=form.cleaned_data["version"],
+                entry=form.cleaned_data["entry"],
+                by=_by(request),
+            )
+        except rules.DealInvalid as invalid:
+            add_rule_errors(form, invalid)
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        else:
+            return _done(request, reverse("match", args=[token, match.pk]))
+    context = {"table": match.table, "match": match, "deal": deal, "form": form, "sides": sides}
+    return render(request, "matches/edit_deal.html", context)
+
+
+def _act(request: HttpRequest, token: str, match_id: int, action, **kwargs) -> HttpResponse:
+    """Run one match action; a refusal is shown on the sheet in words."""
+    match = _match(request, token, match_id, scorer=True)
+    try:
+        action(match=match, by=_by(request), **kwargs)
+    except (services.ServiceError, rules.DealInvalid) as refused:
+        message = refused.message if isinstance(refused, services.ServiceError) else str(refused)
+        match.refresh_from_db()
+        return _sheet_response(request, match, notice={"error": message})
+    if request.htmx:
+        match.refresh_from_db()
+        return _sheet_response(request, match)
+    return redirect("match", token, match.pk)
+
+
+@table_page
+@require_POST
+def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    return _act(request, token, match_id, services.delete_last_deal, number=number)
+
+
+@table_page
+@require_POST
+def end_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    return _act(request, token, match_id, services.end_match)
+
+
+@table_page
+@require_POST
+def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    return _act(request, token, match_id, services.reopen_match)
+
+
+@table_page
+@require_POST
+def rematch(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    match = _match(request, token, match_id, scorer=True)
+    again = services.rematch(match=match, by=_by(request))
+    return _done(request, reverse("match", args=[token, again.pk]))
+
+
+@table_page
+@require_POST
+def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    match = _match(request, token, match_id, scorer=True)
+    form = SettingsForm(request.POST)
+    if not form.is_valid():
+        errors = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _sheet_response(request, match, notice={"error": errors})
+    return _act(request, token, match_id, services.change_settings, **form.cleaned_data)
+
+
+# --- Operations ---------------------------------------------------------------------------------
 
 
 @never_cache

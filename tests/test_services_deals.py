@@ -178,6 +178,8 @@ def test_a_line_that_would_leave_deals_after_the_end_is_refused():
     for number in (1, 2, 3):
         services.record_deal(match=match, number=number, entry=WORKED)
     with pytest.raises(rules.DealInvalid):
-        services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=False)
+        services.change_settings(
+            match=match, line=21, tie_rule="higher_total", claims_allowed=False
+        )
     match.refresh_from_db()
     assert match.line == 41

@@ -1,0 +1,260 @@
+"""Parse and validate what people type. Every scoring rule is asked of `matches.rules`."""
+
+import unicodedata
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as translate
+from django.utils.translation import gettext_lazy as _
+
+from matches import rules
+from matches.models import NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, DealKind, TieRule
+
+NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off", "size": "3"}
+
+
+def rule_error(error: rules.RuleError) -> ValidationError:
+    """A rules message, translated into the language of the request."""
+    return ValidationError(translate(error.template), code=error.code, params=error.params)
+
+
+def add_rule_errors(form: forms.Form, invalid: rules.DealInvalid) -> None:
+    for error in invalid.errors:
+        field = error.field if error.field in form.fields else None
+        form.add_error(field, rule_error(error))
+
+
+def clean_name(value: str, *, max_length: int) -> str:
+    """A name as people type it: trimmed, one space between words, no control characters."""
+    value = " ".join(unicodedata.normalize("NFC", value or "").split())
+    if any(unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} for char in value):
+        raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")
+    if len(value) > max_length:
+        raise ValidationError(
+            _("Keep it to %(max)s characters (this one has %(length)s)."),
+            code="too_long",
+            params={"max": max_length, "length": len(value)},
+        )
+    return value
+
+
+class NameField(forms.CharField):
+    """A free-text name; the length is checked after trimming, with a message in words."""
+
+    def __init__(self, *, max_length: int, **kwargs) -> None:
+        self.name_max = max_length
+        kwargs.setdefault("widget", forms.TextInput(attrs={"autocomplete": "off"}))
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        value = clean_name(super().clean(value), max_length=self.name_max)
+        if self.required and not value:
+            raise ValidationError(self.error_messages["required"], code="required")
+        return value
+
+
+class TableForm(forms.Form):
+    name = NameField(
+        label=_("Table name"),
+        max_length=TABLE_NAME_MAX,
+        error_messages={"required": _("Give the table a name, like “Bar Sport”.")},
+    )
+
+
+class PlayerForm(forms.Form):
+    name = NameField(
+        label=_("Player name"),
+        max_length=NAME_MAX,
+        error_messages={"required": _("Type the player's name.")},
+    )
+
+
+class JoinForm(forms.Form):
+    label = NameField(
+        label=_("This phone's name"),
+        max_length=NAME_MAX,
+        required=False,
+        help_text=_("Shown in the match history beside each change, e.g. “Carla's phone”."),
+    )
+
+
+class LineField(forms.CharField):
+    def clean(self, value):
+        try:
+            return rules.check_line(super().clean(value))
+        except rules.RuleError as error:
+            raise rule_error(error) from None
+
+
+class SettingsForm(forms.Form):
+    line = LineField(
+        label=_("Line"),
+        initial=rules.DEFAULT_LINE,
+        widget=forms.TextInput(attrs={**NUMERIC, "list": "common-lines"}),
+        help_text=_("The total that wins: 21, 31, 41 or any whole number from 11 to 101."),
+    )
+    tie_rule = forms.ChoiceField(
+        label=_("When both sides pass the line on the same deal"),
+        choices=TieRule,
+        initial=TieRule.HIGHER_TOTAL,
+        widget=forms.RadioSelect,
+    )
+    claims_allowed = forms.BooleanField(
+        label=_("Claims allowed (a side may stop a deal and claim the line)"), required=False
+    )
+
+
+SEAT_LABELS = [
+    _("Side 1, first player"),
+    _("Side 2, first player"),
+    _("Side 1, second player"),
+    _("Side 2, second player"),
+]
+
+
+class NewMatchForm(SettingsForm):
+    players_per_side = forms.TypedChoiceField(
+        label=_("Players"),
+        choices=[(2, _("Four players, two a side")), (1, _("Two players (Tressette in due)"))],
+        coerce=int,
+        initial=2,
+        widget=forms.RadioSelect,
+    )
+    player_0 = NameField(label=_("First player"), max_length=NAME_MAX, required=False)
+    player_2 = NameField(label=_("Partner"), max_length=NAME_MAX, required=False)
+    player_1 = NameField(label=_("First player"), max_length=NAME_MAX, required=False)
+    player_3 = NameField(label=_("Partner"), max_length=NAME_MAX, required=False)
+    side_name_0 = NameField(label=_("Side name"), max_length=SIDE_NAME_MAX, required=False)
+    side_name_1 = NameField(label=_("Side name"), max_length=SIDE_NAME_MAX, required=False)
+    first_dealer = forms.TypedChoiceField(
+        label=_("Who deals first"),
+        choices=list(enumerate(SEAT_LABELS)),
+        coerce=int,
+        initial=0,
+        widget=forms.RadioSelect,
+    )
+
+    def clean(self):
+        data = super().clean()
+        seats = 2 * (data.get("players_per_side") or 2)
+        names = {seat: data.get(f"player_{seat}", "") for seat in range(seats)}
+        for seat, name in names.items():
+            if not name and f"player_{seat}" not in self.errors:
+                self.add_error(f"player_{seat}", _("Type a name or pick a player."))
+        seen: dict[str, int] = {}
+        for seat, name in names.items():
+            if name and name.casefold() in seen:
+                self.add_error(f"player_{seat}", _("This player already sits at this match."))
+            seen.setdefault(name.casefold(), seat)
+        if data.get("first_dealer", 0) >= seats:
+            self.add_error("first_dealer", _("Pick one of the players at the match."))
+        if not self.errors:
+            data["players"] = [[names[seat] for seat in range(side, seats, 2)] for side in (0, 1)]
+        return data
+
+
+class EntryField(forms.CharField):
+    """A number typed on the phone's numeric keypad; `rules.parse_entry` reads it."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(
+            required=False, max_length=20, widget=forms.TextInput(attrs=NUMERIC), **kwargs
+        )
+
+
+class DealForm(forms.Form):
+    """One deal: per side its card points and declarations, the kind and the sweeping side."""
+
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+    kind = forms.ChoiceField(
+        label=_("Deal"), choices=DealKind, initial=DealKind.NORMAL, widget=forms.RadioSelect
+    )
+    side = forms.TypedChoiceField(
+        label=_("Which side"),
+        coerce=int,
+        required=False,
+        empty_value=None,
+        widget=forms.RadioSelect,
+    )
+    card_points_0 = EntryField(label=_("Card points"))
+    declared_points_0 = EntryField(label=_("Declarations"))
+    card_points_1 = EntryField(label=_("Card points"))
+    declared_points_1 = EntryField(label=_("Declarations"))
+
+    def __init__(self, *args, side_names: tuple[str, str], claims_allowed: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.side_names = side_names
+        self.fields["side"].choices = list(enumerate(side_names))
+        if not claims_allowed:
+            self.fields["kind"].choices = [
+                choice for choice in DealKind.choices if choice[0] != DealKind.CLAIM
+            ]
+
+    def _read(self, field: str, what, side: int) -> int | None:
+        raw = self.cleaned_data.get(field, "")
+        if raw in ("", None):
+            return None
+        label = str(what) % {"side": self.side_names[side]}
+        try:
+            return rules.parse_entry(raw, field=field, label=label)
+        except rules.RuleError as error:
+            self.add_error(field, rule_error(error))
+            return None
+
+    def clean(self):
+        data = super().clean()
+        cards = [self._read(f"card_points_{i}", _("%(side)s card points"), i) for i in (0, 1)]
+        declared = [
+            self._read(f"declared_points_{i}", _("%(side)s declarations"), i) for i in (0, 1)
+        ]
+        if self.errors:
+            return data
+        try:
+            card_points = rules.complete_card_points(cards[0], cards[1], kind=data.get("kind"))
+        except rules.RuleError as error:
+            self.add_error(error.field or "card_points_0", rule_error(error))
+            return data
+        data["entry"] = rules.DealEntry(
+            card_points=card_points,
+            declared_points=(declared[0] or 0, declared[1] or 0),
+            kind=rules.DealKind(data.get("kind") or DealKind.NORMAL),
+            side=data.get("side") if data.get("kind") != DealKind.NORMAL else None,
+        )
+        return data
+
+
+class EditDealForm(DealForm):
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+
+class CountForm(forms.Form):
+    """Count one side's pile: aces, figures and the last trick give both sides' card points."""
+
+    count_side = forms.TypedChoiceField(label=_("Whose pile"), coerce=int, widget=forms.RadioSelect)
+    aces = EntryField(label=_("Aces"))
+    figures = EntryField(label=_("Figures (3, 2, king, cavallo, fante)"))
+    last_trick = forms.BooleanField(label=_("Took the last trick"), required=False)
+
+    def __init__(self, *args, side_names: tuple[str, str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["count_side"].choices = list(enumerate(side_names))
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            counted = rules.card_points_from_count(
+                aces=rules.parse_entry(data["aces"] or "0", field="aces", label=str(_("Aces"))),
+                figures=rules.parse_entry(
+                    data["figures"] or "0", field="figures", label=str(_("Figures"))
+                ),
+                last_trick=data["last_trick"],
+            )
+        except rules.RuleError as error:
+            self.add_error(error.field if error.field in self.fields else None, rule_error(error))
+            return data
+        side = data["count_side"]
+        data["card_points"] = counted if side == 0 else counted[::-1]
+        return data

@@ -1,0 +1,197 @@
+"""What the pages show, loaded in a fixed number of queries and scored by `matches.rules`."""
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from django.core.paginator import Paginator
+from django.db.models import Prefetch, Q
+from django.http import HttpRequest, QueryDict
+from django.utils.translation import get_language
+
+from matches import rules
+from matches.forms import DealForm, SettingsForm
+from matches.models import Change, Deal, Match, Side, Status, Table
+
+CHANGES_SHOWN = 100
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int
+    dealer: str
+    kind: str
+    kind_label: str
+    side: int | None
+    card_points: tuple[int, int]
+    declared_points: tuple[int, int]
+    points: tuple[int, int]
+    totals: tuple[int, int]
+    is_last: bool
+
+
+def _sides(match: Match) -> list[Side]:
+    return list(match.sides.select_related("first_player", "second_player"))
+
+
+def seat_names(sides: list[Side]) -> list[str]:
+    """Names in seat order: anticlockwise, partners opposite."""
+    seats = 2 * len(sides[0].players)
+    return [sides[side].players[index].name for side, index in map(rules.seat_player, range(seats))]
+
+
+def chart(line: int, totals: list[tuple[int, int]], width: int = 320, height: int = 150) -> dict:
+    """Coordinates of both running totals toward the line, for a small server-drawn SVG."""
+    top = max([line, *[max(t) for t in totals]]) or 1
+    steps = max(len(totals) - 1, 1)
+
+    def point(index: int, value: int) -> str:
+        return f"{index * width / steps:.1f},{height - value * height / top:.1f}"
+
+    return {
+        "width": width,
+        "height": height,
+        "line_y": f"{height - line * height / top:.1f}",
+        "side_0": " ".join(point(i, t[0]) for i, t in enumerate(totals)),
+        "side_1": " ".join(point(i, t[1]) for i, t in enumerate(totals)),
+    }
+
+
+@dataclass
+class Sheet:
+    match: Match
+    sides: list[Side]
+    deals: list[Deal]
+    changes: list[Change]
+    outcome: rules.Outcome
+    can_score: bool
+
+    @classmethod
+    def load(cls, match: Match, *, can_score: bool) -> "Sheet":
+        sides = _sides(match)
+        deals = list(match.deals.order_by("number"))
+        changes = list(match.changes.order_by("-at", "-id")[:CHANGES_SHOWN])
+        outcome = rules.evaluate(
+            match.match_rules(sides),
+            [deal.entry() for deal in deals],
+            first_dealer=match.first_dealer,
+            seat_count=match.seat_count,
+        )
+        return cls(match, sides, deals, changes, outcome, can_score)
+
+    @staticmethod
+    def etag_for(match: Match, request: HttpRequest, can_score: bool) -> str:
+        """Changes with the match's revision and with whatever else changes the answer."""
+        parts = [
+            match.pk,
+            match.revision,
+            int(can_score),
+            get_language(),
+            int(bool(request.htmx)),
+            request.GET.urlencode(),
+        ]
+        digest = hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()
+        return f'"{digest}"'
+
+    def etag(self, request: HttpRequest) -> str:
+        return self.etag_for(self.match, request, self.can_score)
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        return (self.sides[0].name, self.sides[1].name)
+
+    @property
+    def open_for_deals(self) -> bool:
+        return (
+            self.can_score and self.match.status == Status.IN_PROGRESS and not self.outcome.decided
+        )
+
+    def rows(self) -> list[Row]:
+        names = seat_names(self.sides)
+        kinds = dict(Deal._meta.get_field("kind").choices)
+        last = len(self.outcome.deals)
+        return [
+            Row(
+                number=scored.number,
+                dealer=names[scored.dealer],
+                kind=str(scored.entry.kind),
+                kind_label=kinds[str(scored.entry.kind)],
+                side=scored.entry.side,
+                card_points=scored.entry.card_points,
+                declared_points=scored.entry.declared_points,
+                points=scored.points,
+                totals=scored.totals,
+                is_last=scored.number == last,
+            )
+            for scored in self.outcome.deals
+        ]
+
+    def deal_form(self, data=None) -> DealForm:
+        return DealForm(
+            data,
+            initial={"number": self.outcome.next_number, "key": secrets.token_urlsafe(16)},
+            side_names=self.side_names,
+            claims_allowed=self.match.claims_allowed,
+        )
+
+    def context(self, *, form=None, notice=None, request=None) -> dict:
+        names = seat_names(self.sides)
+        if form is not None and form.is_bound and "number" in form.data:
+            # After a conflict or an error the phone keeps what it typed, for the next deal.
+            data = form.data.copy()
+            data["number"] = self.outcome.next_number
+            if notice and "conflict" in notice:
+                data["key"] = secrets.token_urlsafe(16)
+            errors = form.errors if not (notice and "conflict" in notice) else None
+            form = self.deal_form(data)
+            if errors:
+                form._errors = errors
+        totals = [(0, 0), *[row.totals for row in self.outcome.deals]]
+        return {
+            "table": self.match.table,
+            "match": self.match,
+            "sides": self.sides,
+            "side_names": self.side_names,
+            "outcome": self.outcome,
+            "rows": self.rows(),
+            "changes": self.changes,
+            "can_score": self.can_score,
+            "open_for_deals": self.open_for_deals,
+            "form": form or self.deal_form(),
+            "settings_form": SettingsForm(
+                initial={
+                    "line": self.match.line,
+                    "tie_rule": self.match.tie_rule,
+                    "claims_allowed": self.match.claims_allowed,
+                }
+            ),
+            "notice": notice or {},
+            "next_dealer": names[self.outcome.next_dealer],
+            "chart": chart(self.match.line, totals),
+            "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
+        }
+
+    def poll_context(self, request: HttpRequest) -> dict:
+        """A poll refreshes the sheet; the entry form too, unless the phone is typing in it."""
+        context = self.context()
+        typing = request.GET.get("typing") == "1"
+        shown = request.GET.get("number", "")
+        context["refresh_entry"] = not typing
+        context["stale_entry"] = typing and shown != str(self.outcome.next_number)
+        return context
+
+
+def history(table: Table, params: QueryDict) -> dict:
+    """The table's matches: in progress first, then finished, newest first; by player."""
+    players = list(table.players.all())
+    matches = Match.objects.filter(table=table).order_by("-status", "-started_at", "-pk")
+    player = next((p for p in players if str(p.pk) == params.get("player")), None)
+    if player is not None:
+        matches = matches.filter(
+            Q(sides__first_player=player) | Q(sides__second_player=player)
+        ).distinct()
+    matches = matches.prefetch_related(
+        Prefetch("sides", queryset=Side.objects.order_by("position"))
+    )
+    page = Paginator(matches, 20).get_page(params.get("page"))
+    return {"players": players, "player": player, "page": page, "Status": Status}

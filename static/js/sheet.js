@@ -1,0 +1,100 @@
+// The sheet's small enhancements. Everything works without them; no score is computed here.
+(function () {
+  "use strict";
+  var lastEtag = null;
+
+  // Polls carry the ETag of the last answer: an unchanged sheet answers 304 and is not swapped.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.detail.elt.id === "live" && lastEtag) {
+      event.detail.headers["If-None-Match"] = lastEtag;
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.elt.id === "live") {
+      var tag = event.detail.xhr.getResponseHeader("ETag");
+      if (tag) lastEtag = tag;
+    }
+  });
+
+  function form() { return document.getElementById("deal-form"); }
+
+  function kind() {
+    var checked = form() && form().querySelector("input[name=kind]:checked");
+    return checked ? checked.value : "normal";
+  }
+
+  // Typing one side's card points fills in the other side's: together they make the deal's total.
+  document.addEventListener("input", function (event) {
+    var f = form();
+    if (!f || !f.contains(event.target)) return;
+    document.getElementById("typing").value = "1";
+    var input = event.target;
+    if (!input.hasAttribute("data-card-points")) return;
+    input.dataset.typed = "1";
+    var fields = f.querySelectorAll("input[data-card-points]");
+    var other = fields[0] === input ? fields[1] : fields[0];
+    var value = input.value.trim();
+    var total = parseInt(f.dataset.cardPoints, 10);
+    if (kind() === "claim" || other.dataset.typed === "1") return;
+    if (/^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total) {
+      other.value = String(total - parseInt(value, 10));
+    } else if (value === "") {
+      other.value = "";
+    }
+  });
+
+  // Declaration chips add to the field; "Clear" empties it.
+  document.addEventListener("click", function (event) {
+    var chip = event.target.closest("[data-add], [data-clear]");
+    if (!chip) return;
+    var field = document.getElementById(chip.dataset.target || chip.dataset.clear);
+    if (!field) return;
+    if (chip.dataset.clear) {
+      field.value = "";
+    } else {
+      var current = parseInt(field.value, 10);
+      field.value = String((isNaN(current) ? 0 : current) + parseInt(chip.dataset.add, 10));
+    }
+    document.getElementById("typing").value = "1";
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
+  function enhance(root) {
+    root.querySelectorAll(".js-only[hidden]").forEach(function (element) {
+      element.hidden = false;
+    });
+    var error = root.querySelector && root.querySelector("[aria-invalid=true]");
+    if (error) error.focus();
+  }
+  document.addEventListener("htmx:load", function (event) { enhance(event.detail.elt); });
+  document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+
+  // Keep the screen awake during a match, where the browser can.
+  var lock = null;
+  function wake(on) {
+    if (!("wakeLock" in navigator)) return;
+    if (on) {
+      navigator.wakeLock.request("screen").then(function (l) { lock = l; }).catch(function () {});
+    } else if (lock) {
+      lock.release();
+      lock = null;
+    }
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "wake") {
+      localStorage.setItem("wake", event.target.checked ? "1" : "0");
+      wake(event.target.checked);
+    }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var toggle = document.getElementById("wake");
+    if (!toggle || !("wakeLock" in navigator)) return;
+    toggle.closest(".wake").hidden = false;
+    toggle.checked = localStorage.getItem("wake") !== "0";
+    wake(toggle.checked);
+  });
+  document.addEventListener("visibilitychange", function () {
+    var toggle = document.getElementById("wake");
+    if (toggle && toggle.checked && document.visibilityState === "visible") wake(true);
+  });
+})();

@@ -1,0 +1,159 @@
+import re
+
+import pytest
+
+from matches.models import Change, Deal
+from tests.views.conftest import deal_data
+
+pytestmark = pytest.mark.django_db
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+HX = {"HTTP_HX_REQUEST": "true", **EN}
+
+
+def test_the_sheet_shows_both_totals_and_who_deals(scorer, sheet_url, worked):
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "Alice &amp; Carla" in html
+    assert re.search(r'class="total">11<', html)
+    assert re.search(r'class="total">3<', html)
+    assert "needs 10 more" in html
+    assert "Deal 2: <strong>Beppe</strong> deals." in html
+
+
+def test_saving_a_deal_without_htmx_redirects_to_the_sheet(scorer, sheet_url, deal_url):
+    response = scorer.post(deal_url, deal_data(), **EN)
+    assert response.status_code == 302
+    assert response["Location"].endswith("?saved=1")
+    assert Deal.objects.get().points == (11, 3)
+    page = scorer.get(response["Location"], **EN).content.decode()
+    assert "Deal 1 saved." in page
+    assert "Undo" in page
+
+
+def test_saving_a_deal_with_htmx_answers_the_sheet_fragment(scorer, deal_url):
+    response = scorer.post(deal_url, deal_data(), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="sheet">')
+    assert "<html" not in html
+    assert "HX-Request" in response["Vary"]
+
+
+def test_one_sides_card_points_fill_in_the_other(scorer, deal_url):
+    scorer.post(deal_url, deal_data(b="", da="", db=""), **EN)
+    assert Deal.objects.get().card_points == (8, 3)
+
+
+def test_it_refuses_card_points_summing_to_12_inline_and_stores_nothing(scorer, deal_url):
+    response = scorer.post(deal_url, deal_data(a="8", b="4"), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Card points must add up to 11" in html
+    assert not Deal.objects.exists()
+    assert 'value="8"' in html and 'value="4"' in html  # what was typed is kept
+
+
+def test_it_refuses_a_declaration_of_5_beside_its_field(scorer, deal_url):
+    html = scorer.post(deal_url, deal_data(da="5"), **HX).content.decode()
+    assert 'id="id_declared_points_0-error"' in html
+    assert "5 is not a declaration total" in html
+    assert not Deal.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("-1", "cannot be negative"), ("2.5", "whole number"), ("abc", "must be a number")],
+)
+def test_bad_numbers_get_a_message_in_words(scorer, deal_url, value, message):
+    html = scorer.post(deal_url, deal_data(a=value), **HX).content.decode()
+    assert message in html
+    assert not Deal.objects.exists()
+
+
+def test_a_double_tap_makes_one_deal(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="same"), **HX)
+    scorer.post(deal_url, deal_data(key="same"), **HX)
+    assert Deal.objects.count() == 1
+
+
+def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="phone-a"), **HX)
+    html = scorer.post(deal_url, deal_data(a="5", b="6", key="phone-b"), **HX).content.decode()
+    assert "Deal 1 was just entered on another phone." in html
+    assert Deal.objects.count() == 1
+    assert 'name="number" id="deal-number" value="2"' in html
+    assert 'value="5"' in html
+
+
+def test_the_end_match_button_appears_only_once_decided(scorer, sheet_url, deal_url):
+    scorer.post(deal_url, deal_data(number=1), **EN)
+    assert "End match" not in scorer.get(sheet_url, **EN).content.decode()
+    scorer.post(deal_url, deal_data(number=2), **EN)
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "End match" in html
+    assert 'id="deal-form"' not in html
+
+
+def test_end_match_banks_the_winner_then_reopen_and_rematch(scorer, match, sheet_url, deal_url):
+    scorer.post(deal_url, deal_data(number=1), **EN)
+    scorer.post(deal_url, deal_data(number=2), **EN)
+    scorer.post(sheet_url + "end", **EN)
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "won the match" in html
+    assert "Reopen" in html and "Rematch" in html
+    response = scorer.post(sheet_url + "rematch", **EN)
+    assert response.status_code == 302
+    scorer.post(sheet_url + "reopen", **EN)
+    match.refresh_from_db()
+    assert match.status == "in_progress"
+
+
+def test_an_unchanged_sheet_answers_304_to_a_poll(scorer, sheet_url, worked):
+    first = scorer.get(sheet_url + "?poll=1", **HX)
+    assert first.status_code == 200
+    etag = first["ETag"]
+    again = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
+    assert again.status_code == 304
+    assert again.content == b""
+
+
+def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, deal_url, worked):
+    etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
+    scorer.post(deal_url, deal_data(number=2), **HX)
+    response = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
+    assert response.status_code == 200
+    assert 'id="deal-2"' in response.content.decode()
+
+
+def test_a_poll_refreshes_the_entry_form_unless_the_phone_is_typing(scorer, sheet_url, worked):
+    idle = scorer.get(sheet_url + "?poll=1&number=1&typing=0", **HX).content.decode()
+    assert 'hx-swap-oob="true"' in idle
+    typing = scorer.get(sheet_url + "?poll=1&number=1&typing=1", **HX).content.decode()
+    assert 'hx-swap-oob="true"' not in typing
+    assert "Another phone has just entered a deal" in typing
+
+
+def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
+    url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
+    form = scorer.get(url, **EN).content.decode()
+    assert 'value="8"' in form
+    response = scorer.post(url, deal_data(a="6", b="5", da="4", version="1"), **EN)
+    assert response.status_code == 302
+    assert Deal.objects.get().points == (10, 5)
+    change = Change.objects.get(action="deal_edited")
+    assert (change.old["points"], change.new["points"]) == ([11, 3], [10, 5])
+
+
+def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sheet_url, worked):
+    response = scorer.post(sheet_url + "deals/1/delete", **EN)
+    assert response.status_code == 302
+    assert not Deal.objects.exists()
+    assert Change.objects.get(action="deal_deleted").old["points"] == [11, 3]
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "deal deleted" in html
+
+
+def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
+    match.sides.filter(position=0).update(name="Alessandra " * 8)
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert '<span class="clip">Alessandra' in html
