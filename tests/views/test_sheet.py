@@ -127,9 +127,10 @@ def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, de
 
 def test_a_poll_refreshes_the_entry_form_unless_the_phone_is_typing(scorer, sheet_url, worked):
     idle = scorer.get(sheet_url + "?poll=1&number=1&typing=0", **HX).content.decode()
-    assert 'hx-swap-oob="true"' in idle
+    assert '<section id="entry" hx-swap-oob="true">' in idle
     typing = scorer.get(sheet_url + "?poll=1&number=1&typing=1", **HX).content.decode()
-    assert 'hx-swap-oob="true"' not in typing
+    assert '<section id="entry"' not in typing
+    assert '<section id="rows" hx-swap-oob="true">' in typing
     assert "Another phone has just entered a deal" in typing
 
 

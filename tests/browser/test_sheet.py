@@ -1,0 +1,159 @@
+"""A table at work, in a real Chromium at phone size."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from matches.models import Deal, Match
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def create_table_and_match(page, *, line="21", tie_rule=None, pair=True):
+    page.goto("/")
+    page.get_by_label("Table name").fill("Bar Sport")
+    page.get_by_role("button", name="Create table").click()
+    page.get_by_role("link", name="New match").click()
+    if not pair:
+        page.get_by_label("Two players (Tressette in due)").check()
+    fields = page.locator("input[list=known-players]")
+    names = ["Alice", "Carla", "Beppe", "Dino"] if pair else ["Alice", "", "Beppe", ""]
+    # Field order on the page: side 1 first player, partner, side 2 first player, partner.
+    for field, name in zip(fields.all(), names, strict=True):
+        if name:
+            field.fill(name)
+    page.get_by_label("Line", exact=True).fill(line)
+    if tie_rule:
+        page.get_by_label(tie_rule).check()
+    page.get_by_role("button", name="Start match").click()
+    expect(page.get_by_role("heading", name="Deal 1")).to_be_visible()
+
+
+def enter_deal(page, a, da="", db="", kind=None, side=None):
+    page.locator("#id_card_points_0").fill(str(a))
+    if da:
+        page.locator("#id_declared_points_0").fill(str(da))
+    if db:
+        page.locator("#id_declared_points_1").fill(str(db))
+    if kind:
+        page.locator("#deal-form").get_by_label(kind, exact=True).check()
+        page.locator("#deal-form .side-choice").get_by_text(side, exact=True).click()
+    page.get_by_role("button", name="Save deal").click()
+
+
+def totals(page):
+    return page.locator(".scoreboard .total").all_inner_texts()
+
+
+def test_a_table_plays_the_worked_deal_and_more_to_the_end(phone, screenshot):
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    expect(phone.locator(".scoreboard .total").first).to_have_text("11")
+    assert totals(phone) == ["11", "3"]
+    assert phone.locator("#id_card_points_1").input_value() == ""  # fresh form for deal 2
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.locator("#id_card_points_0").fill("7")
+    assert phone.locator("#id_card_points_1").input_value() == "4"  # 11 minus what was typed
+    phone.locator("#id_declared_points_0").fill("")
+    phone.get_by_role("button", name="Add 4 to declarations").first.click()
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator(".scoreboard .total").first).to_have_text("22")
+    screenshot(phone, "sheet-decided")
+    phone.get_by_role("button", name="End match").click()
+    expect(phone.locator(".result")).to_contain_text("Alice & Carla won the match")
+    assert phone.locator("#deal-form").count() == 0
+    screenshot(phone, "sheet-finished")
+    assert Match.objects.get().winner == 0
+
+
+def test_a_broken_rule_is_shown_inline_and_nothing_is_saved(phone):
+    create_table_and_match(phone)
+    phone.locator("#id_card_points_0").fill("8")
+    phone.locator("#id_card_points_1").fill("4")
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.get_by_text(re.compile("Card points must add up to 11"))).to_be_visible()
+    phone.locator("#id_card_points_1").fill("3")
+    phone.locator("#id_declared_points_0").fill("5")
+    phone.get_by_role("button", name="Save deal").click()
+    error = phone.locator("#id_declared_points_0-error")
+    expect(error).to_contain_text("5 is not a declaration total")
+    assert phone.locator("#id_declared_points_0").get_attribute("aria-describedby") == (
+        "id_declared_points_0-error"
+    )
+    assert Deal.objects.count() == 0
+
+
+def test_two_phones_share_a_match(new_phone):
+    first = new_phone()
+    create_table_and_match(first)
+    first.goto(first.url.split("/t/")[0] + "/" + "t/" + first.url.split("/t/")[1])
+    table_url = first.locator("a.crumb").get_attribute("href")
+    first.goto(table_url)
+    scorer_link = first.locator("#scorer-url").input_value()
+    sheet = first.locator("#matches a.row").first.get_attribute("href")
+
+    second = new_phone()
+    second.goto(scorer_link)
+    second.get_by_label("This phone's name").fill("Dino's phone")
+    second.get_by_role("button", name="Join as a scorer").click()
+    second.goto(sheet)
+    first.goto(sheet)
+
+    enter_deal(first, 6)
+    expect(second.locator("#deal-1")).to_be_visible(timeout=5_000)
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+
+    enter_deal(first, 5)
+    expect(second.locator("#deal-2")).to_be_visible(timeout=5_000)
+
+    # Both type deal 3 and save at once: one deal 3, and the slower phone is told.
+    for page, points in ((first, "4"), (second, "3")):
+        page.locator("#id_card_points_0").fill(points)
+    first.get_by_role("button", name="Save deal").click()
+    second.get_by_role("button", name="Save deal").click()
+    expect(second.locator("#conflict, #deal-3").first).to_be_visible()
+    expect(first.locator("#deal-3")).to_be_visible()
+    assert Deal.objects.filter(number=3).count() == 1
+    assert Deal.objects.count() == 3
+
+
+def test_a_cappotto_from_behind_wins_the_match(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 0, db="7")  # Beppe & Dino 11 + 7 = 18
+    expect(phone.locator("#deal-1")).to_be_visible()
+    assert totals(phone) == ["0", "18"]
+    enter_deal(phone, 11, kind="Cappotto", side="Alice & Carla")
+    expect(phone.locator(".decided")).to_contain_text("win the match with a cappotto")
+    phone.get_by_role("button", name="End match").click()
+    expect(phone.locator(".result")).to_contain_text("Alice & Carla won the match")
+    assert totals(phone) == ["21", "18"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("Higher total wins; equal totals play another deal", "#tie"),
+        ("Always play another deal", "#tie"),
+    ],
+)
+def test_a_tie_at_the_line_asks_for_another_deal(phone, rule, expected):
+    create_table_and_match(phone, tie_rule=rule, line="21")
+    # 6-5, 5-6, 6-5, 5-6 → 22-22 after deal 4: both over the line, equal.
+    for number, points in enumerate((6, 5, 6, 5), start=1):
+        enter_deal(phone, points)
+        expect(phone.locator(f"#deal-{number}")).to_be_visible()
+    assert totals(phone) == ["22", "22"]
+    expect(phone.locator(expected)).to_contain_text("play another deal")
+    assert phone.get_by_role("button", name="End match").count() == 0
+    enter_deal(phone, 7)  # 29-26: the higher total wins under both rules
+    expect(phone.locator(".decided")).to_contain_text("Alice & Carla")
+
+
+def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screenshot):
+    page = new_phone(viewport={"width": 360, "height": 740})
+    create_table_and_match(page, pair=False)
+    enter_deal(page, 8, da="3")
+    expect(page.locator("#deal-1")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    screenshot(page, "sheet-360")
