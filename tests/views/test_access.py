@@ -1,0 +1,119 @@
+"""Who may do what: a joined scorer may; a view-only visitor may not; a stranger sees nothing."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from matches import services
+from tests.views.conftest import deal_data
+
+pytestmark = pytest.mark.django_db
+
+
+def changing_urls(match):
+    token, pk = match.table.viewer_token, match.pk
+    return [
+        reverse("add_player", args=[token]),
+        reverse("new_match", args=[token]),
+        reverse("record_deal", args=[token, pk]),
+        reverse("edit_deal", args=[token, pk, 1]),
+        reverse("delete_deal", args=[token, pk, 1]),
+        reverse("end_match", args=[token, pk]),
+        reverse("reopen_match", args=[token, pk]),
+        reverse("rematch", args=[token, pk]),
+        reverse("change_settings", args=[token, pk]),
+        reverse("rotate_link", args=[token, "viewer"]),  # last: the view link changes
+    ]
+
+
+def test_a_joined_scorer_may_change_things(scorer, match, worked):
+    for url in changing_urls(match):
+        assert scorer.post(url, deal_data(number=2)).status_code in (200, 302), url
+
+
+def test_a_view_only_visitor_may_look_but_not_change(client, match, worked):
+    assert (
+        client.get(reverse("match", args=[match.table.viewer_token, match.pk])).status_code == 200
+    )
+    for url in changing_urls(match):
+        assert client.post(url, deal_data(number=2)).status_code == 403, url
+
+
+def test_a_stranger_sees_404_everywhere(client, match, worked):
+    for url in changing_urls(match):
+        stranger_url = url.replace(match.table.viewer_token, "not-a-token")
+        assert client.post(stranger_url, deal_data(number=2)).status_code == 404, url
+    assert client.get(f"/t/not-a-token/m/{match.pk}/").status_code == 404
+    assert client.get("/join/not-a-token/").status_code == 404
+
+
+def test_post_only_urls_refuse_get(scorer, match, worked):
+    post_only = [u for u in changing_urls(match) if not u.endswith(("/edit", "/matches/new"))]
+    for url in post_only:
+        assert scorer.get(url).status_code == 405, url
+
+
+def test_rotating_the_scorer_link_takes_scoring_away_from_phones_that_joined_with_it(
+    client, scorer, match, worked
+):
+    old_link = reverse("join", args=[match.table.scorer_token])
+    services.rotate_link(table=match.table, which="scorer")
+    url = reverse("end_match", args=[match.table.viewer_token, match.pk])
+    assert scorer.post(url).status_code == 403
+    assert client.get(old_link).status_code == 404
+
+
+def test_a_rotated_view_link_is_a_404_that_reveals_nothing(client, match):
+    old = match.table.viewer_token
+    services.rotate_link(table=match.table, which="viewer")
+    response = client.get(reverse("table", args=[old]), HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 404
+    assert match.table.name not in response.content.decode()
+
+
+def test_table_pages_are_private_noindex_and_keep_tokens_on_this_site(scorer, match):
+    for url in (
+        reverse("table", args=[match.table.viewer_token]),
+        reverse("match", args=[match.table.viewer_token, match.pk]),
+    ):
+        response = scorer.get(url)
+        assert response["X-Robots-Tag"].startswith("noindex")
+        assert "private" in response["Cache-Control"]
+        assert response["Referrer-Policy"] == "same-origin"
+
+
+def test_every_page_and_fragment_carries_a_strict_csp_and_every_script_its_nonce(scorer, match):
+    pages = [
+        ("/", {}),
+        (reverse("table", args=[match.table.viewer_token]), {}),
+        (reverse("new_match", args=[match.table.viewer_token]), {}),
+        (reverse("match", args=[match.table.viewer_token, match.pk]), {}),
+        (reverse("match", args=[match.table.viewer_token, match.pk]), {"HTTP_HX_REQUEST": "true"}),
+    ]
+    for url, headers in pages:
+        response = scorer.get(url, **headers)
+        policy = response["Content-Security-Policy"]
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+        assert "script-src 'self'" in policy
+        html = response.content.decode()
+        scripts = re.findall(r"<script\b[^>]*>", html)
+        if scripts:  # a fragment has none; the policy names the nonce only when it is used
+            nonce = re.search(r"'nonce-([^']+)'", policy).group(1)
+            for tag in scripts:
+                assert f'nonce="{nonce}"' in tag, (url, tag)
+        assert not re.search(r"\son[a-z]+=", html), url  # no inline event handlers
+
+
+def test_csrf_is_enforced_on_htmx_posts(match, worked):
+    phone = Client(enforce_csrf_checks=True)
+    page = phone.get(reverse("join", args=[match.table.scorer_token]))
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode())[1]
+    phone.post(reverse("join", args=[match.table.scorer_token]), {"csrfmiddlewaretoken": token})
+    url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    assert phone.post(url, deal_data(number=2), HTTP_HX_REQUEST="true").status_code == 403
+    sheet = phone.get(reverse("match", args=[match.table.viewer_token, match.pk]))
+    header = re.search(r'"X-CSRFToken": "([^"]+)"', sheet.content.decode())[1]
+    response = phone.post(url, deal_data(number=2), HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=header)
+    assert response.status_code == 200
