@@ -158,3 +158,19 @@ def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, shee
     match.sides.filter(position=0).update(name="Alessandra " * 8)
     html = scorer.get(sheet_url, **EN).content.decode()
     assert '<span class="clip">Alessandra' in html
+
+
+def test_counting_the_pile_fills_in_both_sides_card_points(scorer, deal_url):
+    data = deal_data(a="", b="", da="", db="", count="1", count_side="1")
+    data.update(aces="1", figures="7", last_trick="")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert 'name="card_points_0" id="id_card_points_0" value="8"' in html
+    assert 'name="card_points_1" id="id_card_points_1" value="3"' in html
+    assert not Deal.objects.exists()
+
+
+def test_counting_five_aces_is_refused_in_words(scorer, deal_url):
+    data = deal_data(a="", b="", count="1", count_side="0", aces="5", figures="3")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert "from 0 to 4 aces, not 5" in html
+    assert not Deal.objects.exists()

@@ -1,0 +1,15 @@
+import pytest
+
+from tests.factories import DealFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_admin_shows_tables_matches_and_deals_but_cannot_change_them(admin_client):
+    deal = DealFactory()
+    for name in ("table", "match", "deal"):
+        assert admin_client.get(f"/admin/matches/{name}/").status_code == 200
+    page = admin_client.get(f"/admin/matches/match/{deal.match.pk}/change/")
+    assert page.status_code == 200
+    assert b'name="_save"' not in page.content
+    assert admin_client.get("/admin/matches/deal/add/").status_code == 403
