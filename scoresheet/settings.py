@@ -108,6 +108,7 @@ if DATABASE_URL:
         )
     }
 else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has no var/ yet
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
