@@ -155,7 +155,7 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
 
 
 def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
-    match.sides.filter(position=0).update(name="Alessandra " * 8)
+    match.sides.filter(position=0).update(name="Alessandra " * 7)
     html = scorer.get(sheet_url, **EN).content.decode()
     assert '<span class="clip">Alessandra' in html
 
