@@ -14,6 +14,7 @@ urlpatterns = [
     path("t/<str:token>/players/add", views.add_player, name="add_player"),
     path("t/<str:token>/players/<int:player_id>/", views.rename_player, name="rename_player"),
     path("t/<str:token>/matches/new", views.new_match, name="new_match"),
+    path("t/<str:token>/stats", views.stats, name="stats"),
     path(match, views.match, name="match"),
     path(match + "deals", views.record_deal, name="record_deal"),
     path(match + "deals/<int:number>/edit", views.edit_deal, name="edit_deal"),

@@ -32,6 +32,7 @@ from matches.forms import (
 )
 from matches.models import Deal, Match, Player, Table
 from matches.sheet import Sheet, history
+from matches.stats import table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
 LABEL = "label"  # session key: the name this phone chose, for the change log
@@ -184,6 +185,13 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
         except services.NameTaken as taken:
             form.add_error("name", taken.message)
     return render(request, "matches/player.html", {"table": table, "form": form, "player": player})
+
+
+@table_page
+@require_GET
+def stats(request: HttpRequest, token: str) -> HttpResponse:
+    table = _table(request, token)
+    return render(request, "matches/stats.html", {"table": table, **table_stats(table)})
 
 
 # --- Matches ------------------------------------------------------------------------------------

@@ -1,0 +1,119 @@
+"""A table's statistics, from a fixed number of queries whatever the number of matches."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, Sum
+
+from matches.models import DealKind, Match, Side, Status, Table
+
+SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
+
+
+@dataclass
+class Record:
+    """Matches played and won, and more, by one player or one pair."""
+
+    name: str
+    played: int = 0
+    won: int = 0
+    deals: int = 0
+    points: int = 0
+    declarations: int = 0
+    declared_points: int = 0
+    sweeps: int = 0
+    results: list[bool] = field(default_factory=list)  # oldest first
+
+    @property
+    def win_rate(self) -> int:
+        return round(100 * self.won / self.played) if self.played else 0
+
+    @property
+    def points_per_deal(self) -> float:
+        return round(self.points / self.deals, 1) if self.deals else 0.0
+
+    @property
+    def streak(self) -> tuple[str, int]:
+        """The current run: ("won", 3) after three wins in a row, ("lost", 1), or ("", 0)."""
+        if not self.results:
+            return ("", 0)
+        last = self.results[-1]
+        run = 0
+        for result in reversed(self.results):
+            if result != last:
+                break
+            run += 1
+        return ("won" if last else "lost", run)
+
+
+def _matches(table: Table) -> list[Match]:
+    per_side = {}
+    for side in (0, 1):
+        per_side |= {
+            f"declared_{side}": Sum(f"deals__declared_points_{side}", default=0),
+            f"declarations_{side}": Count(
+                "deals", filter=Q(**{f"deals__declared_points_{side}__gt": 0})
+            ),
+            f"sweeps_{side}": Count("deals", filter=Q(deals__kind__in=SWEEPS, deals__side=side)),
+        }
+    return list(
+        Match.objects.filter(table=table, status=Status.FINISHED)
+        .annotate(deal_count=Count("deals"), **per_side)
+        .order_by("finished_at", "pk")
+    )
+
+
+def table_stats(table: Table) -> dict:
+    matches = _matches(table)
+    sides = defaultdict(list)
+    for side in Side.objects.filter(
+        match__table=table, match__status=Status.FINISHED
+    ).select_related("first_player", "second_player"):
+        sides[side.match_id].append(side)
+    players: dict[int, Record] = {}
+    pairs: dict[frozenset[int], Record] = {}
+    for match in matches:
+        for side in sorted(sides[match.pk], key=lambda s: s.position):
+            position = side.position
+            members = side.players
+            records = [players.setdefault(p.pk, Record(p.name)) for p in members]
+            if len(members) == 2:
+                pair_name = " & ".join(sorted(p.name for p in members))
+                records.append(
+                    pairs.setdefault(frozenset(p.pk for p in members), Record(pair_name))
+                )
+            for record in records:
+                record.played += 1
+                record.won += match.winner == position
+                record.deals += match.deal_count
+                record.points += getattr(match, f"total_{position}")
+                record.declarations += getattr(match, f"declarations_{position}")
+                record.declared_points += getattr(match, f"declared_{position}")
+                record.sweeps += getattr(match, f"sweeps_{position}")
+                record.results.append(match.winner == position)
+    by_wins = lambda r: (-r.won, -r.win_rate, r.name.casefold())  # noqa: E731
+    longest = max(matches, key=lambda m: (m.deal_count, m.pk), default=None)
+    player_list = sorted(players.values(), key=by_wins)
+    return {
+        "matches_played": len(matches),
+        "players": player_list,
+        "pairs": sorted(pairs.values(), key=by_wins),
+        "longest": longest,
+        "longest_sides": sorted(sides[longest.pk], key=lambda s: s.position) if longest else [],
+        "chart": _bars(player_list),
+    }
+
+
+def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
+    """A horizontal bar per player: matches won, against the most anyone won."""
+    most = max((r.won for r in records), default=0) or 1
+    rows = [
+        {
+            "name": r.name if len(r.name) <= 16 else r.name[:15] + "…",
+            "won": r.won,
+            "y": i * (bar + 8),
+            "width": max(2, round(r.won * (width - 130) / most)),
+        }
+        for i, r in enumerate(records[:12])
+    ]
+    return {"rows": rows, "height": max(len(rows) * (bar + 8), bar), "bar": bar, "width": width}

@@ -1,0 +1,80 @@
+"""Every page costs the same number of queries however much history there is."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from matches import rules, services
+from tests.factories import TableFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def play(
+    table, *, deals: int, finish: bool = True, players=(("Alice", "Carla"), ("Beppe", "Dino"))
+):
+    match = services.start_match(table=table, players=players, line=101)
+    for number in range(1, deals + 1):
+        entry = rules.DealEntry(card_points=(6, 5), declared_points=(3 * (number % 2), 0))
+        services.record_deal(match=match, number=number, entry=entry)
+    if finish:
+        entry = rules.DealEntry(
+            card_points=(11, 0), declared_points=(0, 0), kind="cappotto", side=0
+        )
+        services.record_deal(match=match, number=deals + 1, entry=entry)
+        services.end_match(match=match)
+    return match
+
+
+def queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+@pytest.fixture
+def joined(client):
+    def join(table):
+        client.post(reverse("join", args=[table.scorer_token]))
+        return client
+
+    return join
+
+
+def history(matches: int, deals: int):
+    table = TableFactory()
+    for index in range(matches):
+        pairs = (
+            (("Alice", "Carla"), ("Beppe", "Dino"))
+            if index % 2
+            else (("Alice", "Dino"), ("Beppe", "Carla"))
+        )
+        play(table, deals=deals, players=pairs)
+    return table, play(table, deals=deals, finish=False)
+
+
+@pytest.mark.parametrize("page", ["table", "stats", "match", "home"])
+def test_a_page_costs_the_same_queries_with_more_matches_and_deals(joined, page):
+    small_table, small_match = history(matches=2, deals=2)
+    large_table, large_match = history(matches=7, deals=9)
+    counts = []
+    for table, match in ((small_table, small_match), (large_table, large_match)):
+        client = joined(table)
+        url = {
+            "table": reverse("table", args=[table.viewer_token]),
+            "stats": reverse("stats", args=[table.viewer_token]),
+            "match": reverse("match", args=[table.viewer_token, match.pk]),
+            "home": "/",
+        }[page]
+        counts.append(queries(client, url))
+    assert counts[0] == counts[1]
+
+
+def test_stats_count_wins_pairs_sweeps_and_streaks(joined):
+    table, _ = history(matches=3, deals=2)
+    html = joined(table).get(reverse("stats", args=[table.viewer_token]), HTTP_ACCEPT_LANGUAGE="en")
+    text = html.content.decode()
+    assert "3 finished matches." in text
+    assert "Alice &amp; Carla" in text  # a pair, whatever its seat order
+    assert "3 won" in text  # Alice swept all three: a streak of three
