@@ -17,6 +17,7 @@ ENV PATH=/app/.venv/bin:$PATH \
     PYTHON=/app/.venv/bin/python \
     DJANGO_VAR_DIR=/data \
     BIND=0.0.0.0:8000 \
+    DJANGO_SECURE_SSL_REDIRECT=1 \
     DJANGO_ALLOWED_HOSTS=localhost
 VOLUME /data
 EXPOSE 8000

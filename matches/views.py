@@ -7,6 +7,7 @@ have joined through the table's current scorer link (kept in its signed session 
 from functools import wraps
 
 import segno
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
@@ -14,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -30,6 +32,7 @@ from matches.forms import (
     TableForm,
     add_rule_errors,
 )
+from matches.limits import allow
 from matches.models import Deal, Match, Player, Table
 from matches.sheet import Sheet, history
 from matches.stats import table_stats
@@ -105,6 +108,9 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
+    if not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
+        form.add_error(None, _("Too many new tables from this address: try again in an hour."))
+        return render(request, "matches/home.html", {"form": form, "tables": []}, status=429)
     if not form.is_valid():
         return render(request, "matches/home.html", {"form": form, "tables": []}, status=200)
     table = services.create_table(name=form.cleaned_data["name"])

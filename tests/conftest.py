@@ -8,3 +8,12 @@ def _plain_static_storage(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with empty rate-limit counters."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -85,3 +85,18 @@ def test_a_new_match_with_missing_or_repeated_players_says_so(client):
     assert "Type a name or pick a player." in html
     assert "The line must be from 11 to 101, not 10." in html
     assert not Match.objects.exists()
+
+
+def test_creating_tables_is_rate_limited_per_address(client, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.TABLES_PER_HOUR = 2
+    for name in ("One", "Two"):
+        assert client.post(reverse("create_table"), {"name": name}, **EN).status_code == 302
+    response = client.post(reverse("create_table"), {"name": "Three"}, **EN)
+    assert response.status_code == 429
+    assert "Too many new tables from this address" in response.content.decode()
+    assert Table.objects.count() == 2
+    other = client.post(reverse("create_table"), {"name": "Four"}, REMOTE_ADDR="10.9.8.7", **EN)
+    assert other.status_code == 302
