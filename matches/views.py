@@ -4,6 +4,7 @@ Access: a table's view-only token in the URL lets anyone look; scoring needs thi
 have joined through the table's current scorer link (kept in its signed session cookie).
 """
 
+import hashlib
 from functools import wraps
 
 import segno
@@ -12,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
@@ -399,6 +401,27 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
         errors = " ".join(str(e) for errors in form.errors.values() for e in errors)
         return _sheet_response(request, match, notice={"error": errors})
     return _act(request, token, match_id, services.change_settings, **form.cleaned_data)
+
+
+@require_GET
+def offline(request: HttpRequest) -> HttpResponse:
+    return render(request, "offline.html")
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """Served from the root so that it may answer for every page."""
+    names = ["css/app.css", "js/app.js", "js/sheet.js", "django_htmx/htmx-2.min.js"]
+    names += ["django_htmx/django-htmx.js", "icons/icon.svg", "icons/icon-192.png"]
+    urls = [static(name) for name in names]
+    context = {
+        "static_urls": urls,
+        "static_prefix": settings.STATIC_URL,
+        "version": hashlib.blake2s("".join(urls).encode(), digest_size=6).hexdigest(),
+    }
+    response = render(request, "sw.js", context, content_type="text/javascript")
+    patch_cache_control(response, no_cache=True)
+    return response
 
 
 # --- Operations ---------------------------------------------------------------------------------
