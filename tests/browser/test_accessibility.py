@@ -1,0 +1,52 @@
+"""axe-core finds no violations on any page, in both languages and both colour schemes."""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from matches import rules, services
+from tests.factories import TableFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AXE = Axe()
+
+
+def pages_to_check(phone):
+    """Every kind of page, with data on it, opened as a joined scorer."""
+    table = TableFactory(name="Bar Sport")
+    match = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
+    for number, points in enumerate((8, 7), start=1):
+        entry = rules.DealEntry(card_points=(points, 11 - points), declared_points=(3, 0))
+        services.record_deal(match=match, number=number, entry=entry, by="Carla's phone")
+    finished = services.start_match(table=table, players=[["Alice"], ["Beppe"]])
+    sweep = rules.DealEntry(card_points=(11, 0), declared_points=(0, 0), kind="cappotto", side=0)
+    services.record_deal(match=finished, number=1, entry=sweep)
+    services.end_match(match=finished)
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.get_by_role("button").last.click()
+    base = f"/t/{table.viewer_token}/"
+    return [
+        "/",
+        f"/join/{table.scorer_token}/",
+        base,
+        base + "matches/new",
+        base + "stats",
+        f"{base}m/{match.pk}/",
+        f"{base}m/{finished.pk}/",
+        f"{base}m/{match.pk}/deals/1/edit",
+        "/offline",
+        "/no-such-page",
+    ]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("locale", ["en-US", "it-IT"])
+def test_no_page_has_an_accessibility_violation(new_phone, locale, scheme):
+    phone = new_phone(locale=locale, color_scheme=scheme)
+    found = {}
+    for url in pages_to_check(phone):
+        phone.goto(url)
+        results = AXE.run(phone)
+        if results.violations_count:
+            found[url] = results.generate_report()
+    assert not found, "\n".join(f"{url}:\n{report}" for url, report in found.items())
