@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("offline", views.offline, name="offline"),
+    path("floor", views.floor, name="floor"),
     path("sw.js", views.service_worker, name="service_worker"),
     path("tables/new", views.create_table, name="create_table"),
     path("join/<str:scorer_token>/", views.join, name="join"),

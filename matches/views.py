@@ -427,6 +427,12 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 # --- Operations ---------------------------------------------------------------------------------
 
 
+@require_GET
+def floor(request: HttpRequest) -> HttpResponse:
+    """A constant answer through the whole middleware stack: the benchmark's floor."""
+    return HttpResponse("floor\n", content_type="text/plain")
+
+
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:

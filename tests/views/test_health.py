@@ -17,3 +17,9 @@ def test_healthz_answers_503_when_the_database_does_not(client, db):
 
 def test_healthz_refuses_post(client, db):
     assert client.post("/healthz").status_code == 405
+
+
+def test_the_floor_view_answers_a_constant_without_the_database(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get("/floor")
+    assert response.content == b"floor\n"
