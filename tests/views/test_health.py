@@ -19,7 +19,9 @@ def test_healthz_refuses_post(client, db):
     assert client.post("/healthz").status_code == 405
 
 
-def test_the_floor_view_answers_a_constant_without_the_database(client, django_assert_num_queries):
+def test_the_floor_view_answers_a_constant_without_the_database(
+    client, db, django_assert_num_queries
+):
     with django_assert_num_queries(0):
         response = client.get("/floor")
     assert response.content == b"floor\n"
