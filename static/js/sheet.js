@@ -18,6 +18,14 @@
 
   function form() { return document.getElementById("deal-form"); }
 
+  // A poll that was sent before the phone started typing must not wipe what it typed.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var typing = document.getElementById("typing");
+    if (event.detail.target.id === "entry" && typing && typing.value === "1") {
+      event.detail.shouldSwap = false;
+    }
+  });
+
   function kind() {
     var checked = form() && form().querySelector("input[name=kind]:checked");
     return checked ? checked.value : "normal";
@@ -59,15 +67,16 @@
     field.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
-  function enhance(root) {
-    root.querySelectorAll(".js-only[hidden]").forEach(function (element) {
-      element.hidden = false;
-    });
-    var error = root.querySelector && root.querySelector("[aria-invalid=true]");
-    if (error) error.focus();
-  }
-  document.addEventListener("htmx:load", function (event) { enhance(event.detail.elt); });
-  document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+  // After a save (never after a poll), focus goes to the first field with an error,
+  // or to the message that says what happened.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var config = event.detail.requestConfig;
+    if (!config || config.verb !== "post") return;
+    var target = document.querySelector(
+      "#deal-errors, #sheet [aria-invalid=true], #sheet .notice[tabindex], #sheet .result"
+    );
+    if (target) target.focus();
+  });
 
   // Keep the screen awake during a match, where the browser can.
   var lock = null;

@@ -157,3 +157,41 @@ def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screensho
     expect(page.locator("#deal-1")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     screenshot(page, "sheet-360")
+
+
+def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):
+    create_table_and_match(phone)
+    phone.locator("#id_card_points_0").fill("8")
+    phone.locator("#id_card_points_1").fill("4")
+    phone.locator("#id_card_points_1").press("Enter")  # Enter saves the deal
+    expect(phone.locator("#deal-errors")).to_be_focused()
+    expect(phone.locator("#deal-errors")).to_contain_text("Card points must add up to 11")
+    phone.locator("#id_card_points_1").fill("3")
+    phone.locator("#id_card_points_1").press("Enter")
+    expect(phone.locator("#saved")).to_be_focused()
+
+
+def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(phone):
+    phone.goto("/")
+    phone.get_by_label("Table name").fill("Bar Sport")
+    phone.get_by_role("button", name="Create table").click()
+    phone.get_by_role("link", name="New match").click()
+    phone.locator("#id_player_1").fill("Beppe")
+    expect(phone.locator('[data-seat="1"]')).to_have_text("Beppe")
+    phone.get_by_label("Two players (Tressette in due)").check()
+    expect(phone.locator("#id_player_2")).to_be_hidden()
+    expect(phone.locator(".seat-3")).to_be_hidden()
+
+
+def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
+    create_table_and_match(phone)
+    phone.locator("#id_card_points_0").fill("7")
+    # A poll sent before typing began answers with a fresh entry form, out of band.
+    phone.evaluate(
+        "htmx.ajax('GET', location.pathname + '?poll=1&typing=0', "
+        "{target: '#live', swap: 'outerHTML'})"
+    )
+    expect(phone.locator("#live")).to_be_attached()
+    phone.wait_for_timeout(500)
+    assert phone.locator("#id_card_points_0").input_value() == "7"
+    assert phone.locator("#id_card_points_1").input_value() == "4"
