@@ -17,3 +17,23 @@ def test_offline_the_phone_shows_the_offline_page_not_a_stale_sheet(phone):
     phone.context.set_offline(False)
     phone.goto("/")
     expect(phone.get_by_role("heading", level=1)).to_have_text("Tressette Scoresheet")
+
+
+def test_the_sheet_in_italian_and_dark_mode_at_phone_size(new_phone, screenshot):
+    from matches import rules, services
+    from tests.factories import TableFactory
+
+    table = TableFactory(name="Circolo del Tressette di Borgo San Lorenzo")
+    match = services.start_match(
+        table=table, players=[["Alessandra Benedetti", "Carla"], ["Giuseppe", "Dino"]]
+    )
+    for number, points in enumerate((6, 4, 5), start=1):
+        entry = rules.DealEntry(card_points=(points, 11 - points), declared_points=(0, 0))
+        services.record_deal(match=match, number=number, entry=entry)
+    phone = new_phone(locale="it-IT", color_scheme="dark")
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.get_by_role("button", name="Entra come segnapunti").click()
+    phone.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
+    expect(phone.get_by_role("button", name="Salva smazzata")).to_be_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 412
+    screenshot(phone, "sheet-it-dark")
