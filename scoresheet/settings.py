@@ -47,7 +47,8 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "insecure-development-key-only-for-debug"
 
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
+# The container's own health check asks for http://localhost:8000/healthz.
+ALLOWED_HOSTS = [*env_list("DJANGO_ALLOWED_HOSTS"), "localhost", "127.0.0.1"]
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [

@@ -1,0 +1,54 @@
+"""bin/entrypoint, which both the Docker image and `make serve` run, outside Docker."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.skipif("DATABASE_URL" in os.environ, reason="checks the SQLite default")
+def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_path):
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
+        "DJANGO_SECRET_KEY": "entrypoint-test-secret-" + "k" * 40,
+        "DJANGO_VAR_DIR": str(tmp_path),
+        "PORT": str(port),
+        "PYTHON": sys.executable,
+        "WEB_CONCURRENCY": "1",
+    }
+    server = subprocess.Popen(
+        ["bin/entrypoint"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        status = None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    status = r.status
+            except OSError:
+                time.sleep(0.3)
+        assert status == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as home:
+            assert b"Tressette" in home.read()
+        assert (tmp_path / "db.sqlite3").exists()  # migrated at start, on the volume
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=30)[0].decode()
+    assert '"GET /healthz HTTP/1.1" 200' in output
+    assert "ms" in output.split('"GET / HTTP/1.1" 200', 1)[1].splitlines()[0]
+    assert "entrypoint-test-secret" not in output
