@@ -347,7 +347,14 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
             form.add_error(None, refused.message)
         else:
             return _done(request, reverse("match", args=[token, match.pk]))
-    context = {"table": match.table, "match": match, "deal": deal, "form": form, "sides": sides}
+    context = {
+        "table": match.table,
+        "match": match,
+        "deal": deal,
+        "form": form,
+        "side_names": tuple(s.name for s in sides),
+        "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
+    }
     return render(request, "matches/edit_deal.html", context)
 
 

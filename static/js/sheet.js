@@ -26,6 +26,11 @@
     }
   });
 
+  function markTyping() {
+    var typing = document.getElementById("typing");
+    if (typing) typing.value = "1";
+  }
+
   function kind() {
     var checked = form() && form().querySelector("input[name=kind]:checked");
     return checked ? checked.value : "normal";
@@ -35,7 +40,7 @@
   document.addEventListener("input", function (event) {
     var f = form();
     if (!f || !f.contains(event.target)) return;
-    document.getElementById("typing").value = "1";
+    markTyping();
     var input = event.target;
     if (!input.hasAttribute("data-card-points")) return;
     input.dataset.typed = "1";
@@ -63,7 +68,7 @@
       var current = parseInt(field.value, 10);
       field.value = String((isNaN(current) ? 0 : current) + parseInt(chip.dataset.add, 10));
     }
-    document.getElementById("typing").value = "1";
+    markTyping();
     field.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
