@@ -50,3 +50,15 @@ def test_no_page_has_an_accessibility_violation(new_phone, locale, scheme):
         if results.violations_count:
             found[url] = results.generate_report()
     assert not found, "\n".join(f"{url}:\n{report}" for url, report in found.items())
+
+
+def test_every_page_is_usable_at_200_percent_zoom_on_a_small_phone(new_phone):
+    # 200% zoom on a 412 px wide phone leaves 206 CSS pixels.
+    phone = new_phone(viewport={"width": 206, "height": 457})
+    wide = {}
+    for url in pages_to_check(phone):
+        phone.goto(url)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        if width > 206:
+            wide[url] = width
+    assert not wide
