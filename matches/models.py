@@ -168,6 +168,15 @@ class Match(models.Model):
             side_names=(sides[0].name, sides[1].name),
         )
 
+    def outcome(self, deals: "list[Deal]", sides: "list[Side] | None" = None) -> rules.Outcome:
+        """Where the match stands after `deals` (rows already loaded), as the rules score it."""
+        return rules.evaluate(
+            self.match_rules(sides),
+            [deal.entry() for deal in deals],
+            first_dealer=self.first_dealer,
+            seat_count=self.seat_count,
+        )
+
 
 class Side(models.Model):
     """One of a match's two sides, in seat order: position 0 holds seats 0 and 2, 1 holds 1, 3."""

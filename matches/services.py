@@ -5,13 +5,14 @@ Views, forms, commands and the admin call these; none of them writes a model dir
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import batched
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from matches import rules
+from matches import exports, rules
 from matches.models import (
     Action,
     Change,
@@ -189,19 +190,13 @@ def _touch(match: Match, totals: tuple[int, int] | None = None, **fields) -> Non
     match.refresh_from_db(fields=["revision", *fields])
 
 
-def _sheet(match: Match) -> tuple[rules.MatchRules, list[Deal]]:
-    return match.match_rules(), list(match.deals.order_by("number"))
+def _deals(match: Match) -> list[Deal]:
+    return list(match.deals.order_by("number"))
 
 
 def _open(match: Match) -> None:
     if match.is_finished:
         raise MatchClosed(_("This match is finished. Reopen it to change it."))
-
-
-def _evaluate(match: Match, match_rules: rules.MatchRules, entries) -> rules.Outcome:
-    return rules.evaluate(
-        match_rules, entries, first_dealer=match.first_dealer, seat_count=match.seat_count
-    )
 
 
 @transaction.atomic
@@ -219,13 +214,13 @@ def record_deal(
         if done is not None:
             return Recorded(done, created=False)
     _open(match)
-    match_rules, deals = _sheet(match)
+    deals = _deals(match)
     if number <= len(deals):
         raise DealConflict(deals[number - 1])
     if number != len(deals) + 1:
         raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
     scored = rules.check_deal(
-        match_rules,
+        match.match_rules(),
         [deal.entry() for deal in deals],
         entry,
         first_dealer=match.first_dealer,
@@ -263,7 +258,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     """
     match = _lock(deal.match)
     _open(match)
-    match_rules, deals = _sheet(match)
+    deals = _deals(match)
     current = next((d for d in deals if d.pk == deal.pk), None)
     if current is None or current.version != version:
         raise StaleChange(
@@ -272,7 +267,9 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
         )
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
-    result = _evaluate(match, match_rules, entries)
+    result = rules.evaluate(
+        match.match_rules(), entries, first_dealer=match.first_dealer, seat_count=match.seat_count
+    )
     _store_scores(deals, result)
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
@@ -305,13 +302,8 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
         )
     _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
     last.delete()
-    match_rules, deals = _sheet(match)
-    _touch(match, totals=_evaluate(match, match_rules, [deal.entry() for deal in deals]).totals)
-
-
-def outcome(match: Match, deals: Sequence[Deal], sides: Sequence[Side]) -> rules.Outcome:
-    """Where the match stands, from rows already loaded (no query)."""
-    return _evaluate(match, match.match_rules(list(sides)), [deal.entry() for deal in deals])
+    deals = _deals(match)
+    _touch(match, totals=match.outcome(deals).totals)
 
 
 @transaction.atomic
@@ -319,8 +311,7 @@ def end_match(*, match: Match, by: str = "") -> Match:
     """Bank the result; only once the rules say the match is decided."""
     match = _lock(match)
     _open(match)
-    match_rules, deals = _sheet(match)
-    result = _evaluate(match, match_rules, [deal.entry() for deal in deals])
+    result = match.outcome(_deals(match))
     if not result.decided:
         raise ServiceError(
             _("The match is not decided yet: play another deal.")
@@ -379,8 +370,8 @@ def change_settings(
     _open(match)
     old = _settings(match)
     match.line, match.tie_rule, match.claims_allowed = line, TieRule(tie_rule), claims_allowed
-    match_rules, deals = _sheet(match)
-    result = _evaluate(match, match_rules, [deal.entry() for deal in deals])
+    deals = _deals(match)
+    result = match.outcome(deals)
     _store_scores(deals, result)
     new = _settings(match)
     if new != old:
@@ -393,3 +384,74 @@ def change_settings(
         )
         _log(match, Action.SETTINGS_CHANGED, by, old=old, new=new)
     return match
+
+
+@transaction.atomic
+def import_table(*, document: dict) -> Table:
+    """A new table, with new links, from a JSON export (see docs/export-format.md).
+
+    The whole file is checked first, every deal by the rules, which also score it: nothing is
+    written unless all of it is right, else exports.ImportInvalid lists what is wrong.
+    """
+    valid = exports.validate_document(document)
+    table = Table.objects.create(name=valid.name)
+    players = {
+        player.name: player
+        for player in Player.objects.bulk_create(
+            Player(table=table, name=name) for name in valid.players
+        )
+    }
+    matches = Match.objects.bulk_create(
+        Match(
+            table=table,
+            line=imported.match_rules.line,
+            tie_rule=imported.match_rules.tie_rule,
+            claims_allowed=imported.match_rules.claims_allowed,
+            players_per_side=len(imported.players[0]),
+            first_dealer=imported.first_dealer,
+            status=imported.status,
+            winner=imported.winner,
+            end_reason=imported.end_reason,
+            started_at=imported.started_at,
+            finished_at=imported.finished_at,
+            total_0=imported.outcome.totals[0],
+            total_1=imported.outcome.totals[1],
+        )
+        for imported in valid.matches
+    )
+    pairs = list(zip(matches, valid.matches, strict=True))
+    Side.objects.bulk_create(
+        Side(
+            match=match,
+            position=position,
+            name=imported.match_rules.side_names[position],
+            first_player=players[names[0]],
+            second_player=players[names[1]] if len(names) == 2 else None,
+        )
+        for match, imported in pairs
+        for position, names in enumerate(imported.players)
+    )
+    deals = (
+        Deal(match=match, number=scored.number, **_deal_fields(scored.entry, scored.points))
+        for match, imported in pairs
+        for scored in imported.outcome.deals
+    )
+    changes = (
+        Change(
+            match=match,
+            at=entry.at,
+            action=entry.action,
+            by=entry.by,
+            deal_number=entry.deal_number,
+            old=entry.old,
+            new=entry.new,
+        )
+        for match, imported in pairs
+        for entry in imported.log
+    )
+    # In batches, so 100,000 deals never sit in memory as model instances all at once.
+    for batch in batched(deals, 1000, strict=False):
+        Deal.objects.bulk_create(batch)
+    for batch in batched(changes, 1000, strict=False):
+        Change.objects.bulk_create(batch)
+    return table

@@ -71,12 +71,7 @@ class Sheet:
         sides = _sides(match)
         deals = list(match.deals.order_by("number"))
         changes = list(match.changes.order_by("-at", "-id")[:CHANGES_SHOWN])
-        outcome = rules.evaluate(
-            match.match_rules(sides),
-            [deal.entry() for deal in deals],
-            first_dealer=match.first_dealer,
-            seat_count=match.seat_count,
-        )
+        outcome = match.outcome(deals, sides)
         return cls(match, sides, deals, changes, outcome, can_score)
 
     @staticmethod

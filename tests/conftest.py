@@ -17,3 +17,15 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _english_outside_requests():
+    """Services and forms speak English in tests unless a test asks otherwise.
+
+    Requests still choose their own language from Accept-Language (Italian by default).
+    """
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield

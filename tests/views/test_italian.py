@@ -25,7 +25,7 @@ def english_fragments() -> set[str]:
         if not msgid or msgid == msgstr:
             continue
         for piece in re.split(r"%\(\w+\)[sd]|<[^>]+>|[“”\"]", msgid):
-            piece = piece.strip(" .,:;()–-")
+            piece = piece.strip(" .,:;()\u2013-")
             if len(piece.split()) >= 2:
                 fragments.add(piece)
     return fragments

@@ -1,0 +1,262 @@
+import csv
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone, translation
+
+from matches import exports, rules, services
+from matches.models import Match, Table
+
+pytestmark = pytest.mark.django_db
+
+WORKED = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+
+
+def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
+    return rules.DealEntry(card_points=(a, b), declared_points=(da, db), **kw)
+
+
+def record(match: Match, *entries: rules.DealEntry, by: str = "") -> None:
+    first = match.deals.count() + 1
+    for number, deal in enumerate(entries, start=first):
+        services.record_deal(match=match, number=number, entry=deal, by=by)
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    with translation.override("en"):
+        yield
+
+
+def build_evening() -> Table:
+    """A table with a past: a cappotto won, a two-player match, one still in progress.
+
+    Names carry quotes, emoji and right-to-left text; the log holds edits and a delete.
+    """
+    table = services.create_table(name='Bar "Sport" 🃏')
+    services.add_player(table=table, name="Elena")  # plays at no match
+    players = [['Gianni "il Bello"', "Nonna 🃏"], ["سارة", "Dino"]]
+    cappotto = services.start_match(table=table, players=players, by="Carla's phone")
+    record(cappotto, WORKED, entry(6, 5), by="Carla's phone")
+    first = cappotto.deals.get(number=1)
+    services.edit_deal(deal=first, version=1, entry=entry(7, 4, 3, 0), by="Dino")
+    services.delete_last_deal(match=cappotto, number=2, by="Dino")
+    record(cappotto, entry(11, 0, kind="cappotto", side=0))
+    services.end_match(match=cappotto, by="Dino")
+
+    two = services.start_match(
+        table=table, players=[["سارة"], ["Nonna 🃏"]], line=11, first_dealer=1
+    )
+    record(two, entry(4, 7, 4, 0), entry(6, 5))
+    services.end_match(match=two)
+
+    open_match = services.start_match(
+        table=table,
+        players=[["Dino", "Elena"], ['Gianni "il Bello"', "سارة"]],
+        side_names=["I «Lupi»", ""],
+        line=31,
+        tie_rule="another_deal",
+        claims_allowed=True,
+        first_dealer=3,
+    )
+    record(open_match, WORKED, entry(2, 9, 0, 4))
+    return table
+
+
+def json_document(table: Table) -> dict:
+    return json.loads("".join(exports.table_json_chunks(table)))
+
+
+def csv_rows(chunks) -> list[list[str]]:
+    return list(csv.reader(io.StringIO("".join(chunks))))
+
+
+def test_the_json_export_holds_every_match_deal_and_change():
+    table = build_evening()
+    document = json_document(table)
+    assert (document["format"], document["version"]) == ("tressette-scoresheet", 1)
+    assert document["table"] == {"name": 'Bar "Sport" 🃏'}
+    assert document["players"] == ["Elena", 'Gianni "il Bello"', "Nonna 🃏", "سارة", "Dino"]
+    cappotto, two, open_match = document["matches"]
+
+    assert cappotto["sides"][0] == {
+        "name": 'Gianni "il Bello" & Nonna 🃏',
+        "players": ['Gianni "il Bello"', "Nonna 🃏"],
+    }
+    assert cappotto["first_dealer"] == 'Gianni "il Bello"'
+    assert [deal["points"] for deal in cappotto["deals"]] == [[10, 4], [11, 0]]
+    assert cappotto["deals"][1] == {
+        "number": 2,
+        "kind": "cappotto",
+        "side": 0,
+        "card_points": [11, 0],
+        "declared_points": [0, 0],
+        "points": [11, 0],
+    }
+    assert cappotto["totals"] == [21, 4]
+    assert (cappotto["status"], cappotto["winner"], cappotto["end_reason"]) == (
+        "finished",
+        0,
+        "cappotto",
+    )
+    assert [change["action"] for change in cappotto["log"]] == [
+        "match_started",
+        "deal_recorded",
+        "deal_recorded",
+        "deal_edited",
+        "deal_deleted",
+        "deal_recorded",
+        "match_ended",
+    ]
+    edited = cappotto["log"][3]
+    assert edited["by"] == "Dino"
+    assert edited["detail"]["deal"] == 1
+    assert edited["detail"]["old"]["points"] == [11, 3]
+    assert edited["detail"]["new"]["points"] == [10, 4]
+
+    assert two["first_dealer"] == "Nonna 🃏"
+    assert two["totals"] == [14, 12]
+    assert two["winner"] == 0
+
+    assert open_match["sides"][0]["name"] == "I «Lupi»"
+    assert open_match["first_dealer"] == "سارة"
+    assert (open_match["line"], open_match["tie_rule"], open_match["claims_allowed"]) == (
+        31,
+        "another_deal",
+        True,
+    )
+    assert (open_match["status"], open_match["winner"], open_match["end_reason"]) == (
+        "in_progress",
+        None,
+        None,
+    )
+    assert open_match["finished_at"] is None
+    assert open_match["totals"] == [13, 16]
+
+
+def test_the_json_export_streams_one_match_per_chunk():
+    table = build_evening()
+    chunks = list(exports.table_json_chunks(table))
+    assert len(chunks) == 2 + 3
+
+
+def test_an_empty_table_exports_an_empty_list_of_matches():
+    table = services.create_table(name="Nuovo")
+    document = json_document(table)
+    assert document["matches"] == []
+    assert document["players"] == []
+    assert csv_rows(exports.table_csv_rows(table)) == [[str(t) for t in exports.CSV_HEADER]]
+
+
+def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
+    table = build_evening()
+    rows = csv_rows(exports.table_csv_rows(table))
+    assert rows[0] == [
+        "Match",
+        "Date",
+        "Deal",
+        "Dealer",
+        "Kind",
+        "Side 1",
+        "Side 1 card points",
+        "Side 1 declared points",
+        "Side 1 points",
+        "Side 1 total",
+        "Side 2",
+        "Side 2 card points",
+        "Side 2 declared points",
+        "Side 2 points",
+        "Side 2 total",
+    ]
+    assert len(rows) == 1 + 2 + 2 + 2
+    open_match = Match.objects.get(line=31)
+    last = rows[-1]
+    assert last[0] == str(open_match.pk)
+    assert last[1] == timezone.localtime(open_match.started_at).isoformat(timespec="seconds")
+    # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
+    assert last[2:5] == ["2", "Dino", "Normal"]
+    assert last[5:10] == ["I «Lupi»", "2", "0", "2", "13"]
+    assert last[10:] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16"]
+    cappotto_rows = rows[1:3]
+    assert [row[4] for row in cappotto_rows] == ["Normal", "Cappotto"]
+    assert [(row[9], row[14]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
+
+
+def test_one_match_exports_as_csv_on_its_own():
+    table = build_evening()
+    two = Match.objects.get(table=table, players_per_side=1)
+    rows = csv_rows(exports.match_csv_rows(two))
+    assert len(rows) == 1 + 2
+    assert {row[0] for row in rows[1:]} == {str(two.pk)}
+    assert [row[3] for row in rows[1:]] == ["Nonna 🃏", "سارة"]
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
+    table = services.create_table(name="=cmd|' /C calc'!A0")
+    match = services.start_match(
+        table=table,
+        players=[["@SUM(1)", "+39 333"], ["Beppe", "Dino"]],
+        side_names=['=HYPERLINK("http://evil.example","click")', "-2+3"],
+    )
+    record(match, WORKED)
+    row = csv_rows(exports.table_csv_rows(table))[1]
+    assert row[3] == "'@SUM(1)"
+    assert row[5] == '\'=HYPERLINK("http://evil.example","click")'
+    assert row[10] == "'-2+3"
+    assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
+
+
+def test_hostile_names_are_quoted_by_csv():
+    table = services.create_table(name="Bar")
+    match = services.start_match(
+        table=table,
+        players=[['Al "the, pal"', "Carla"], ["Beppe", "Dino"]],
+        side_names=['Line\nbreak, "quoted"', "Beppe, Dino"],
+    )
+    record(match, WORKED)
+    text = "".join(exports.table_csv_rows(table))
+    row = csv_rows([text])[1]
+    assert row[3] == 'Al "the, pal"'
+    assert row[5] == 'Line\nbreak, "quoted"'
+    assert row[10] == "Beppe, Dino"
+    assert text.count("\r\n") == 2
+
+
+def export_queries(table: Table) -> list[int]:
+    counts = []
+    for export in (exports.table_json_chunks, exports.table_csv_rows):
+        with CaptureQueriesContext(connection) as queries:
+            for _ in export(table):
+                pass
+        counts.append(len(queries))
+    return counts
+
+
+def add_matches(table: Table, count: int) -> None:
+    for _ in range(count):
+        match = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
+        record(match, WORKED, entry(6, 5, 3, 0), entry(2, 9))
+
+
+def test_the_export_queries_do_not_grow_with_the_matches():
+    small, large = services.create_table(name="Small"), services.create_table(name="Large")
+    add_matches(small, 2)
+    add_matches(large, 6)
+    assert export_queries(small) == export_queries(large) == [4, 2]
+
+
+def test_export_file_names_are_safe_and_dated():
+    today = timezone.localdate().isoformat()
+    table = services.create_table(name='Bar Sport "Caffè" / ../etc')
+    assert exports.export_filename(table, "csv") == f"tressette-bar-sport-caffe-etc-{today}.csv"
+    emoji = services.create_table(name="🃏🍷")
+    assert exports.export_filename(emoji, "json") == f"tressette-table-{today}.json"
+    match = services.start_match(table=table, players=[["Alice"], ["Beppe"]])
+    started = timezone.localdate(match.started_at).isoformat()
+    assert (
+        exports.export_filename(table, "csv", match=match)
+        == f"tressette-bar-sport-caffe-etc-match-{match.pk}-{started}.csv"
+    )

@@ -1,0 +1,429 @@
+import copy
+import json
+from datetime import UTC
+from functools import reduce
+from operator import getitem
+from pathlib import Path
+
+import pytest
+from django.db import transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from matches import exports, services
+from matches.exports import ImportInvalid, parse_document, validate_document
+from matches.models import Change, Deal, Match, Player, Side, Table
+from tests.test_exports import _english, build_evening, json_document  # noqa: F401
+
+
+def deal(number, card_points, declared_points, points, kind="normal", side=None) -> dict:
+    return {
+        "number": number,
+        "kind": kind,
+        "side": side,
+        "card_points": card_points,
+        "declared_points": declared_points,
+        "points": points,
+    }
+
+
+def document() -> dict:
+    """A valid export: a match won on the line, and a two-player match in progress."""
+    return {
+        "format": "tressette-scoresheet",
+        "version": 1,
+        "exported_at": "2026-11-29T23:00:00+00:00",
+        "table": {"name": "Bar Sport"},
+        "players": ["Alice", "Beppe", "Carla", "Dino"],
+        "matches": [
+            {
+                "started_at": "2026-11-29T20:00:00+00:00",
+                "finished_at": "2026-11-29T20:40:00+00:00",
+                "line": 21,
+                "tie_rule": "higher_total",
+                "claims_allowed": False,
+                "sides": [
+                    {"name": "Alice & Carla", "players": ["Alice", "Carla"]},
+                    {"name": "Beppe & Dino", "players": ["Beppe", "Dino"]},
+                ],
+                "first_dealer": "Dino",
+                "deals": [
+                    deal(1, [8, 3], [3, 0], [11, 3]),
+                    deal(2, [7, 4], [4, 3], [11, 7]),
+                ],
+                "totals": [22, 10],
+                "status": "finished",
+                "winner": 0,
+                "end_reason": "line",
+                "log": [
+                    {
+                        "at": "2026-11-29T20:05:00+00:00",
+                        "action": "deal_recorded",
+                        "by": "Carla's phone",
+                        "detail": {"deal": 1, "old": None, "new": {"points": [11, 3]}},
+                    },
+                    {
+                        "at": "2026-11-29T20:40:00+00:00",
+                        "action": "match_ended",
+                        "by": "",
+                        "detail": {},
+                    },
+                ],
+            },
+            {
+                "started_at": "2026-11-29T21:00:00+01:00",
+                "finished_at": None,
+                "line": 11,
+                "tie_rule": "another_deal",
+                "claims_allowed": True,
+                "sides": [
+                    {"name": "Beppe", "players": ["Beppe"]},
+                    {"name": "Alice", "players": ["Alice"]},
+                ],
+                "first_dealer": "Alice",
+                "deals": [deal(1, [6, 5], [0, 0], [6, 5])],
+                "totals": [6, 5],
+                "status": "in_progress",
+                "winner": None,
+                "end_reason": None,
+                "log": [],
+            },
+        ],
+    }
+
+
+def counts() -> tuple[int, ...]:
+    return tuple(model.objects.count() for model in (Table, Player, Match, Side, Deal, Change))
+
+
+def refused(doc: object) -> list[str]:
+    """The messages an import of `doc` is refused with; nothing may be written."""
+    before = counts()
+    with pytest.raises(ImportInvalid) as invalid:
+        services.import_table(document=doc)
+    assert counts() == before
+    return invalid.value.messages
+
+
+@pytest.mark.django_db
+def test_export_then_import_then_export_gives_the_same_document():
+    first = json_document(build_evening())
+    table = services.import_table(document=first)
+    second = json_document(table)
+    del first["exported_at"], second["exported_at"]
+    assert second == first
+    assert Table.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_an_import_makes_a_new_table_scored_by_the_rules():
+    table = services.import_table(document=document())
+    assert table.name == "Bar Sport"
+    assert sorted(table.players.values_list("name", flat=True)) == [
+        "Alice",
+        "Beppe",
+        "Carla",
+        "Dino",
+    ]
+    won, playing = table.matches.order_by("started_at")
+    assert (won.status, won.winner, won.end_reason, won.total_0, won.total_1) == (
+        "finished",
+        0,
+        "line",
+        22,
+        10,
+    )
+    assert won.first_dealer == 3
+    assert [d.points for d in won.deals.order_by("number")] == [(11, 3), (11, 7)]
+    assert [c.action for c in won.changes.order_by("at")] == ["deal_recorded", "match_ended"]
+    assert won.changes.get(action="deal_recorded").new == {"points": [11, 3]}
+    assert (playing.players_per_side, playing.first_dealer, playing.line) == (1, 1, 11)
+    assert (playing.status, playing.winner, playing.end_reason) == ("in_progress", None, "")
+    assert playing.started_at.isoformat() == "2026-11-29T20:00:00+00:00"
+
+
+@pytest.mark.django_db
+def test_every_import_gets_new_links():
+    one = services.import_table(document=document())
+    two = services.import_table(document=document())
+    assert len({one.scorer_token, one.viewer_token, two.scorer_token, two.viewer_token}) == 4
+
+
+def change(path: str, value=None, *, delete: bool = False):
+    """A mutation of the valid document: `path` like "matches.0.deals.1.points"."""
+    keys = [int(key) if key.isdigit() else key for key in path.split(".")]
+
+    def mutate(doc: dict) -> dict:
+        parent = reduce(getitem, keys[:-1], doc)
+        if delete:
+            del parent[keys[-1]]
+        else:
+            parent[keys[-1]] = value
+        return doc
+
+    return mutate
+
+
+def append_deal(doc: dict) -> dict:
+    doc["matches"][0]["deals"].append(deal(3, [6, 5], [0, 0], [6, 5]))
+    return doc
+
+
+REFUSALS = {
+    "points_not_card_plus_declared": (
+        change("matches.0.deals.1.points", [12, 7]),
+        "Match 1, deal 2: the file gives points [12, 7], but the rules score [11, 7].",
+    ),
+    "card_points_not_11": (
+        change("matches.0.deals.0.card_points", [8, 4]),
+        "Match 1, deal 1: Card points must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12.",
+    ),
+    "impossible_declaration": (
+        change("matches.1.deals.0.declared_points", [5, 0]),
+        "Match 2, deal 1: Beppe: 5 is not a declaration total a real hand can hold.",
+    ),
+    "deal_after_the_end": (
+        append_deal,
+        "Match 1, deal 3: The match is already decided: no more deals.",
+    ),
+    "totals_disagree": (
+        change("matches.0.totals", [22, 11]),
+        "Match 1: the file gives totals [22, 11], but the deals add up to [22, 10].",
+    ),
+    "winner_disagrees": (
+        change("matches.0.winner", 1),
+        "Match 1: the file gives the winner as Beppe & Dino, but by the deals Alice & Carla won.",
+    ),
+    "end_reason_disagrees": (
+        change("matches.0.end_reason", "cappotto"),
+        'Match 1: the file says the match ended by "cappotto", but by the deals it ended by '
+        '"line".',
+    ),
+    "finished_but_undecided": (
+        change("matches.1.status", "finished"),
+        "Match 2: the file says it is finished, but its deals do not decide it.",
+    ),
+    "in_progress_with_a_winner": (
+        change("matches.1.winner", 0),
+        "Match 2: a match in progress has no winner, end reason or finish time.",
+    ),
+    "unknown_version": (change("version", 2), "This app reads version 1 of the export, not 2."),
+    "unknown_format": (
+        change("format", "another-app"),
+        "The file is not a Tressette scoresheet export.",
+    ),
+    "line_not_a_number": (
+        change("matches.0.line", "abc"),
+        'Match 1: “line” must be a whole number (0 or more), not "abc".',
+    ),
+    "line_out_of_range": (
+        change("matches.0.line", 5),
+        "Match 1: The line must be from 11 to 101, not 5.",
+    ),
+    "deals_not_a_list": (
+        change("matches.0.deals", {"1": "many"}),
+        "Match 1: “deals” must be a list, not an object.",
+    ),
+    "missing_field": (
+        change("matches.1.totals", delete=True),
+        "Match 2: “totals” is missing.",
+    ),
+    "deal_numbers_out_of_order": (
+        change("matches.0.deals.1.number", 5),
+        "Match 1, deal 2: it is numbered 5; deals are numbered 1, 2, 3… in order.",
+    ),
+    "name_too_long": (
+        change("players.0", "A" * 41),
+        "Player 1: Keep it to 40 characters (this one has 41).",
+    ),
+    "control_characters": (
+        change("table.name", "Bar\x00Sport"),
+        "The table: Use letters, numbers and punctuation only.",
+    ),
+    "duplicate_players": (
+        change("players.3", "ALICE"),
+        "Player 4: ALICE is already in the players list (names are compared ignoring case).",
+    ),
+    "unknown_player_in_a_side": (
+        change("matches.0.sides.1.players.1", "Zeno"),
+        "Match 1, side 2: Zeno is not in the players list.",
+    ),
+    "first_dealer_not_seated": (
+        change("matches.1.first_dealer", "Carla"),
+        'Match 2: the first dealer, "Carla", does not sit at this match.',
+    ),
+    "naive_time": (
+        change("matches.0.log.0.at", "2026-11-29T20:05:00"),
+        "Match 1, log entry 1: “at” must be a date and time with its UTC offset",
+    ),
+    "unknown_log_action": (
+        change("matches.0.log.1.action", "wiped_history"),
+        "Match 1, log entry 2: “action” must be one of match_started,",
+    ),
+    "nested_log_values": (
+        change("matches.0.log.0.detail.new", {"points": {"deep": [1]}}),
+        "Match 1, log entry 1: “new” may hold only",
+    ),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", REFUSALS)
+def test_an_invalid_import_is_refused_in_words_with_nothing_written(case):
+    mutate, message = REFUSALS[case]
+    messages = refused(mutate(document()))
+    assert len(messages) == 1
+    assert messages[0].startswith(message)
+
+
+@pytest.mark.django_db
+def test_the_problems_of_every_match_are_listed_together():
+    doc = document()
+    doc["matches"][0]["deals"][0]["declared_points"] = [5, 5]
+    doc["matches"][1]["totals"] = [0, 0]
+    assert refused(doc) == [
+        "Match 1, deal 1: Alice & Carla: 5 is not a declaration total a real hand can hold.",
+        "Match 1, deal 1: Beppe & Dino: 5 is not a declaration total a real hand can hold.",
+        "Match 2: the file gives totals [0, 0], but the deals add up to [6, 5].",
+    ]
+
+
+def test_a_file_that_is_not_json_is_refused_in_words():
+    for raw, message in [
+        (b"\x89PNG\r\n\x1a\n", "The file is not UTF-8 text."),
+        ("Alice 11, Beppe 3", "The file is not valid JSON: Expecting value: line 1 column 1"),
+        ('{"line": NaN}', "The file is not valid JSON."),
+        ("[" * 100_000, "The file is not valid JSON"),
+        ('["a list"]', "The file is not a Tressette scoresheet export."),
+    ]:
+        with pytest.raises(ImportInvalid) as invalid:
+            parse_document(raw)
+        assert invalid.value.messages[0].startswith(message)
+
+
+def test_the_documented_example_is_a_valid_export():
+    text = (Path(__file__).parent.parent / "docs" / "export-format.md").read_text()
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    table = validate_document(parse_document(example))
+    assert table.matches[0].outcome.totals == (22, 10)
+    assert [entry.action for entry in table.matches[0].log][-1] == "match_ended"
+
+
+def test_a_file_with_a_byte_order_mark_is_read():
+    raw = "\ufeff" + json.dumps(document())
+    assert parse_document(raw.encode()) == document()
+
+
+def test_a_long_list_of_problems_is_cut_short():
+    doc = document()
+    doc["matches"] = [copy.deepcopy(doc["matches"][1]) for _ in range(80)]
+    for match in doc["matches"]:
+        match["totals"] = [1, 1]
+    with pytest.raises(ImportInvalid) as invalid:
+        validate_document(doc)
+    messages = invalid.value.messages
+    assert len(messages) == exports.MAX_MESSAGES + 1
+    assert messages[-1] == "… and 30 more problems."
+
+
+# --- Hostile input: only ever ImportInvalid -------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=50),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def paths(value: object, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a document a value sits at."""
+    found = [prefix] if prefix else []
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else []
+    )
+    for key, child in items:
+        found += paths(child, (*prefix, key))
+    return found
+
+
+def mutated(data: st.DataObject) -> dict:
+    doc = document()
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths(doc)))
+        parent = reduce(getitem, path[:-1], doc)
+        if isinstance(parent, dict) and data.draw(st.booleans()):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = data.draw(json_values | st.sampled_from([0, 1, 11, 21, -1, "", "x"]))
+    return doc
+
+
+def validated_or_refused(doc: object) -> exports.TableImport | None:
+    try:
+        return validate_document(doc)
+    except ImportInvalid as invalid:
+        assert invalid.messages
+        for message in invalid.messages:
+            assert message.encode("utf-8")  # shown on a page or a terminal as it is
+        return None
+
+
+@given(st.binary() | st.text())
+def test_parse_document_only_ever_refuses_in_words(raw):
+    try:
+        validated_or_refused(parse_document(raw))
+    except ImportInvalid as invalid:
+        assert invalid.messages
+
+
+@given(json_values)
+def test_any_json_value_is_checked_or_refused_in_words(value):
+    validated_or_refused(value)
+    validated_or_refused({"format": "tressette-scoresheet", "version": 1, "matches": value})
+
+
+@given(st.dictionaries(st.sampled_from(["table", "players", "matches"]), json_values))
+def test_any_top_level_parts_are_checked_or_refused_in_words(parts):
+    validated_or_refused({**document(), **parts})
+
+
+@given(st.data())
+def test_a_mutated_document_is_checked_or_refused_in_words(data):
+    validated_or_refused(mutated(data))
+
+
+HOSTILE_PLACES = [
+    "table.name",
+    "players.4",
+    "matches.0.sides.0.name",
+    "matches.0.log.0.by",
+    "matches.0.log.0.detail.new.note",
+    "matches.0.log.0.detail.old",
+]
+
+
+@pytest.mark.django_db
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    place=st.sampled_from(HOSTILE_PLACES),
+    text=st.text() | st.lists(st.text(max_size=5), max_size=3),
+    when=st.datetimes(timezones=st.timezones()),
+)
+def test_any_text_or_time_that_passes_the_checks_imports(place, text, when):
+    doc = document()
+    doc["players"].append("Elena")
+    doc = change(place, text)(doc)
+    doc["matches"][1]["started_at"] = when.isoformat()
+    if validated_or_refused(copy.deepcopy(doc)) is None:
+        return
+    with transaction.atomic():
+        table = services.import_table(document=doc)
+        started = [match["started_at"] for match in json_document(table)["matches"]]
+        assert when.astimezone(UTC).isoformat() in started
+        transaction.set_rollback(True)
