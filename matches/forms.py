@@ -61,6 +61,27 @@ class TableForm(forms.Form):
     )
 
 
+IMPORT_MAX_BYTES = 50 * 1024 * 1024
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("A JSON export"),
+        help_text=_("Restores a table exported from this app, as a new table with new links."),
+        error_messages={"required": _("Choose the .json file of an export.")},
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > IMPORT_MAX_BYTES:
+            raise ValidationError(
+                _("The file is too large: at most %(max)s MB."),
+                code="too_large",
+                params={"max": IMPORT_MAX_BYTES // (1024 * 1024)},
+            )
+        return upload
+
+
 class PlayerForm(forms.Form):
     name = NameField(
         label=_("Player name"),

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from matches import views
 
@@ -11,6 +11,7 @@ urlpatterns = [
     path("floor", views.floor, name="floor"),
     path("sw.js", views.service_worker, name="service_worker"),
     path("tables/new", views.create_table, name="create_table"),
+    path("tables/import", views.import_table, name="import_table"),
     path("join/<str:scorer_token>/", views.join, name="join"),
     path("t/<str:token>/", views.table, name="table"),
     path("t/<str:token>/links/<which>/rotate", views.rotate_link, name="rotate_link"),
@@ -18,6 +19,9 @@ urlpatterns = [
     path("t/<str:token>/players/<int:player_id>/", views.rename_player, name="rename_player"),
     path("t/<str:token>/matches/new", views.new_match, name="new_match"),
     path("t/<str:token>/stats", views.stats, name="stats"),
+    re_path(
+        r"^t/(?P<token>[^/]+)/export\.(?P<fmt>csv|json)$", views.export_table, name="export_table"
+    ),
     path(match, views.match, name="match"),
     path(match + "deals", views.record_deal, name="record_deal"),
     path(match + "deals/<int:number>/edit", views.edit_deal, name="edit_deal"),
@@ -26,4 +30,5 @@ urlpatterns = [
     path(match + "reopen", views.reopen_match, name="reopen_match"),
     path(match + "rematch", views.rematch, name="rematch"),
     path(match + "settings", views.change_settings, name="change_settings"),
+    path(match + "export.csv", views.export_match, name="export_match"),
 ]

@@ -5,13 +5,19 @@ have joined through the table's current scorer link (kept in its signed session 
 """
 
 import hashlib
+import itertools
 from functools import wraps
 
 import segno
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -22,11 +28,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from matches import rules, services
+from matches import exports, rules, services
 from matches.forms import (
     CountForm,
     DealForm,
     EditDealForm,
+    ImportForm,
     JoinForm,
     NewMatchForm,
     PlayerForm,
@@ -100,11 +107,20 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
 # --- Home, tables, joining ----------------------------------------------------------------------
 
 
-@require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> HttpResponse:
     ids = [int(pk) for pk in _joined(request)]
     tables = [t for t in Table.objects.filter(pk__in=ids).order_by("name") if can_score(request, t)]
-    return render(request, "matches/home.html", {"tables": tables, "form": TableForm()})
+    context = {
+        "tables": tables,
+        "form": form or TableForm(),
+        "import_form": import_form or ImportForm(),
+    }
+    return render(request, "matches/home.html", context, status=status)
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return _home(request)
 
 
 @require_POST
@@ -112,9 +128,9 @@ def create_table(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
     if not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
         form.add_error(None, _("Too many new tables from this address: try again in an hour."))
-        return render(request, "matches/home.html", {"form": form, "tables": []}, status=429)
+        return _home(request, form=form, status=429)
     if not form.is_valid():
-        return render(request, "matches/home.html", {"form": form, "tables": []}, status=200)
+        return _home(request, form=form)
     table = services.create_table(name=form.cleaned_data["name"])
     _join(request, table)
     return _done(request, reverse("table", args=[table.viewer_token]))
@@ -200,6 +216,54 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
 def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = _table(request, token)
     return render(request, "matches/stats.html", {"table": table, **table_stats(table)})
+
+
+def _download(chunks, filename: str, content_type: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@table_page
+@require_GET
+def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
+    """The whole history: JSON (lossless, re-importable) or CSV, streamed."""
+    table = _table(request, token)
+    if fmt == "json":
+        chunks = exports.table_json_chunks(table)
+        return _download(chunks, exports.export_filename(table, "json"), "application/json")
+    # A byte-order mark, so that spreadsheets read accents and emoji as UTF-8.
+    chunks = itertools.chain(["\ufeff"], exports.table_csv_rows(table))
+    return _download(chunks, exports.export_filename(table, "csv"), "text/csv; charset=utf-8")
+
+
+@table_page
+@require_GET
+def export_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    match = _match(request, token, match_id)
+    chunks = itertools.chain(["\ufeff"], exports.match_csv_rows(match))
+    filename = exports.export_filename(match.table, "csv", match)
+    return _download(chunks, filename, "text/csv; charset=utf-8")
+
+
+@require_POST
+def import_table(request: HttpRequest) -> HttpResponse:
+    """A JSON export becomes a new table, joined by this phone; all or nothing."""
+    form = ImportForm(request.POST, request.FILES)
+    if not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
+        form.add_error(None, _("Too many new tables from this address: try again in an hour."))
+        return _home(request, import_form=form, status=429)
+    if form.is_valid():
+        try:
+            document = exports.parse_document(form.cleaned_data["file"].read())
+            table = services.import_table(document=document)
+        except exports.ImportInvalid as invalid:
+            for message in invalid.messages:
+                form.add_error("file", message)
+        else:
+            _join(request, table)
+            return _done(request, reverse("table", args=[table.viewer_token]))
+    return _home(request, import_form=form)
 
 
 # --- Matches ------------------------------------------------------------------------------------
