@@ -118,6 +118,14 @@ def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> H
     return render(request, "matches/home.html", context, status=status)
 
 
+def _too_many_tables(request: HttpRequest, form) -> bool:
+    """New tables, created or imported, are rate-limited per client address."""
+    if allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
+        return False
+    form.add_error(None, _("Too many new tables from this address: try again in an hour."))
+    return True
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return _home(request)
@@ -126,8 +134,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
-    if not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
-        form.add_error(None, _("Too many new tables from this address: try again in an hour."))
+    if _too_many_tables(request, form):
         return _home(request, form=form, status=429)
     if not form.is_valid():
         return _home(request, form=form)
@@ -250,8 +257,7 @@ def export_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
 def import_table(request: HttpRequest) -> HttpResponse:
     """A JSON export becomes a new table, joined by this phone; all or nothing."""
     form = ImportForm(request.POST, request.FILES)
-    if not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
-        form.add_error(None, _("Too many new tables from this address: try again in an hour."))
+    if _too_many_tables(request, form):
         return _home(request, import_form=form, status=429)
     if form.is_valid():
         try:
