@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import batched
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -103,6 +103,11 @@ def rename_player(*, player: Player, name: str) -> Player:
         raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
     player.name = name
     player.save(update_fields=["name"])
+    # Sheets show who deals: every sheet this player sits at has changed.
+    seated = Q(sides__first_player=player) | Q(sides__second_player=player)
+    Match.objects.filter(pk__in=Match.objects.filter(seated).values("pk")).update(
+        revision=F("revision") + 1
+    )
     return player
 
 

@@ -4,6 +4,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, QueryDict
@@ -11,7 +12,7 @@ from django.utils.translation import get_language
 
 from matches import rules
 from matches.forms import DealForm, SettingsForm
-from matches.models import Change, Deal, Match, Side, Status, Table
+from matches.models import Deal, Match, Side, Status, Table
 
 CHANGES_SHOWN = 100
 
@@ -61,18 +62,23 @@ def chart(line: int, totals: list[tuple[int, int]], width: int = 320, height: in
 class Sheet:
     match: Match
     sides: list[Side]
-    deals: list[Deal]
-    changes: list[Change]
     outcome: rules.Outcome
     can_score: bool
 
     @classmethod
     def load(cls, match: Match, *, can_score: bool) -> "Sheet":
+        """The sheet of a match at its current revision.
+
+        The rules' outcome is kept in the cache under the revision, which every change bumps:
+        several phones showing the same sheet score it once, and no server keeps a stale one.
+        """
         sides = _sides(match)
-        deals = list(match.deals.order_by("number"))
-        changes = list(match.changes.order_by("-at", "-id")[:CHANGES_SHOWN])
-        outcome = match.outcome(deals, sides)
-        return cls(match, sides, deals, changes, outcome, can_score)
+        key = f"outcome:{match.pk}:{match.revision}"
+        outcome = cache.get(key)
+        if outcome is None:
+            outcome = match.outcome(list(match.deals.order_by("number")), sides)
+            cache.set(key, outcome, timeout=24 * 3600)
+        return cls(match, sides, outcome, can_score)
 
     @staticmethod
     def etag_for(match: Match, request: HttpRequest, can_score: bool) -> str:
@@ -121,6 +127,10 @@ class Sheet:
             for scored in self.outcome.deals
         ]
 
+    def chart(self) -> dict:
+        totals = [(0, 0), *[scored.totals for scored in self.outcome.deals]]
+        return chart(self.match.line, totals)
+
     def deal_form(self, data=None) -> DealForm:
         return DealForm(
             data,
@@ -141,15 +151,16 @@ class Sheet:
             form = self.deal_form(data)
             if errors:
                 form._errors = errors
-        totals = [(0, 0), *[row.totals for row in self.outcome.deals]]
         return {
             "table": self.match.table,
             "match": self.match,
             "sides": self.sides,
             "side_names": self.side_names,
             "outcome": self.outcome,
-            "rows": self.rows(),
-            "changes": self.changes,
+            # Lazy: read only when the cached fragments showing them must be drawn again.
+            "rows": self.rows,
+            "changes": self.match.changes.order_by("-at", "-id")[:CHANGES_SHOWN],
+            "last_number": len(self.outcome.deals),
             "can_score": self.can_score,
             "open_for_deals": self.open_for_deals,
             "form": form or self.deal_form(),
@@ -162,7 +173,7 @@ class Sheet:
             ),
             "notice": notice or {},
             "next_dealer": names[self.outcome.next_dealer],
-            "chart": chart(self.match.line, totals),
+            "chart": self.chart,
             "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
         }
 

@@ -303,7 +303,16 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
-def _sheet_response(request, match, *, form=None, notice=None, status=200) -> HttpResponse:
+def _sheet_response(
+    request, match, *, form=None, notice=None, status=200, fresh=True
+) -> HttpResponse:
+    """The sheet, whole or as the fragment HTMX swaps in.
+
+    After a write the match is read again: the service bumped its revision, which keys the
+    ETag and the cached parts of the sheet.
+    """
+    if fresh:
+        match.refresh_from_db()
     sheet = Sheet.load(match, can_score=can_score(request, match.table))
     context = sheet.context(form=form, notice=notice, request=request)
     template = "matches/match.html#sheet" if request.htmx else "matches/match.html"
@@ -329,7 +338,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         return response
     saved = request.GET.get("saved")
     notice = {"saved": int(saved)} if saved and saved.isdigit() else None
-    return _sheet_response(request, match, notice=notice)
+    return _sheet_response(request, match, notice=notice, fresh=False)
 
 
 @table_page
@@ -435,10 +444,8 @@ def _act(request: HttpRequest, token: str, match_id: int, action, **kwargs) -> H
         action(match=match, by=_by(request), **kwargs)
     except (services.ServiceError, rules.DealInvalid) as refused:
         message = refused.message if isinstance(refused, services.ServiceError) else str(refused)
-        match.refresh_from_db()
         return _sheet_response(request, match, notice={"error": message})
     if request.htmx:
-        match.refresh_from_db()
         return _sheet_response(request, match)
     return redirect("match", token, match.pk)
 

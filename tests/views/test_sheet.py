@@ -174,3 +174,25 @@ def test_counting_five_aces_is_refused_in_words(scorer, deal_url):
     html = scorer.post(deal_url, data, **HX).content.decode()
     assert "from 0 to 4 aces, not 5" in html
     assert not Deal.objects.exists()
+
+
+def test_after_a_save_the_fragment_shows_the_new_deal_even_with_a_warm_cache(
+    scorer, sheet_url, deal_url
+):
+    scorer.get(sheet_url, **EN)  # the sheet at revision 1 is now cached
+    html = scorer.post(deal_url, deal_data(), **HX).content.decode()
+    assert 'id="deal-1"' in html
+    assert 'name="number" id="deal-number" value="2"' in html
+    html = scorer.post(deal_url, deal_data(number=2, key="second"), **HX).content.decode()
+    assert 'id="deal-2"' in html
+
+
+def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, match, sheet_url, worked):
+    from matches import services
+    from matches.models import Player
+
+    etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
+    services.rename_player(player=Player.objects.get(name="Beppe"), name="Giuseppe")
+    response = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
+    assert response.status_code == 200
+    assert "<strong>Giuseppe</strong> deals" in response.content.decode()
