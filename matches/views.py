@@ -327,7 +327,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
     match = _match(request, token, match_id)
     etag = Sheet.etag_for(match, request, can_score(request, match.table))
-    if request.headers.get("If-None-Match") == etag:
+    # Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
+    if request.headers.get("If-None-Match", "").removeprefix("W/") == etag:
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
@@ -495,9 +496,8 @@ def offline(request: HttpRequest) -> HttpResponse:
 @require_GET
 def service_worker(request: HttpRequest) -> HttpResponse:
     """Served from the root so that it may answer for every page."""
-    names = ["css/app.css", "js/app.js", "js/sheet.js", "django_htmx/htmx-2.min.js"]
-    names += ["django_htmx/django-htmx.js", "icons/icon.svg", "icons/icon-192.png"]
-    urls = [static(name) for name in names]
+    # What the offline page needs; other static files are kept as pages fetch them.
+    urls = [static(name) for name in ("css/app.css", "icons/icon.svg")]
     context = {
         "static_urls": urls,
         "static_prefix": settings.STATIC_URL,

@@ -2,7 +2,7 @@
 // A sheet is never served from the cache: offline, the phone sees the offline page instead.
 const CACHE = "tressette-{{ version }}";
 const OFFLINE = "{% url 'offline' %}";
-const STATIC = [OFFLINE{% for url in static_urls %}, "{{ url|escapejs }}"{% endfor %}];
+const STATIC = [OFFLINE{% for url in static_urls %}, "{{ url }}"{% endfor %}];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(STATIC)).then(() => self.skipWaiting()));

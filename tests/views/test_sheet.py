@@ -196,3 +196,13 @@ def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, match, she
     response = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
     assert response.status_code == 200
     assert "<strong>Giuseppe</strong> deals" in response.content.decode()
+
+
+def test_a_compressed_sheet_still_answers_304_to_its_weak_etag(scorer, sheet_url, worked):
+    first = scorer.get(sheet_url + "?poll=1", HTTP_ACCEPT_ENCODING="gzip", **HX)
+    assert first["Content-Encoding"] == "gzip"
+    assert first["ETag"].startswith('W/"')
+    again = scorer.get(
+        sheet_url + "?poll=1", HTTP_ACCEPT_ENCODING="gzip", HTTP_IF_NONE_MATCH=first["ETag"], **HX
+    )
+    assert again.status_code == 304
