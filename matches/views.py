@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, connection
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
@@ -55,8 +56,13 @@ def _joined(request: HttpRequest) -> dict[str, str]:
 
 
 def can_score(request: HttpRequest, table: Table) -> bool:
-    token = _joined(request).get(str(table.pk))
-    return token is not None and constant_time_compare(token, table.scorer_token)
+    return _joined_with(request, table.pk, table.scorer_token)
+
+
+def _joined_with(request: HttpRequest, table_id: int, scorer_token: str) -> bool:
+    """This phone joined the table through its current scorer link."""
+    token = _joined(request).get(str(table_id))
+    return token is not None and constant_time_compare(token, scorer_token)
 
 
 def _join(request: HttpRequest, table: Table, label: str = "") -> None:
@@ -325,13 +331,19 @@ def _sheet_response(
 @require_GET
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
-    match = _match(request, token, match_id)
-    etag = Sheet.etag_for(match, request, can_score(request, match.table))
+    state = Sheet.state(token, match_id)
+    if state is None:
+        raise Http404
+    revision, table_id, scorer_token = state
+    etag = Sheet.etag_for(
+        match_id, revision, request, _joined_with(request, table_id, scorer_token)
+    )
     # Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
     if request.headers.get("If-None-Match", "").removeprefix("W/") == etag:
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
+    match = _match(request, token, match_id)
     if request.htmx and request.GET.get("poll"):
         sheet = Sheet.load(match, can_score=can_score(request, match.table))
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
