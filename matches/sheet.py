@@ -15,7 +15,6 @@ from matches import rules
 from matches.forms import DealForm, SettingsForm
 from matches.models import Deal, Match, Side, Status, Table
 
-CHANGES_SHOWN = 100
 _STATE_SQL = (
     f"SELECT m.revision, m.table_id, t.scorer_token FROM {Match._meta.db_table} m"
     f" JOIN {Table._meta.db_table} t ON t.id = m.table_id"
@@ -176,7 +175,6 @@ class Sheet:
             "outcome": self.outcome,
             # Lazy: read only when the cached fragments showing them must be drawn again.
             "rows": self.rows,
-            "changes": self.match.changes.order_by("-at", "-id")[:CHANGES_SHOWN],
             "last_number": len(self.outcome.deals),
             "can_score": self.can_score,
             "open_for_deals": self.open_for_deals,

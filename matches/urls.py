@@ -31,4 +31,5 @@ urlpatterns = [
     path(match + "rematch", views.rematch, name="rematch"),
     path(match + "settings", views.change_settings, name="change_settings"),
     path(match + "export.csv", views.export_match, name="export_match"),
+    path(match + "history", views.match_history, name="match_history"),
 ]

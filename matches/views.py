@@ -105,6 +105,11 @@ def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = Fa
     return match
 
 
+def _posted(request: HttpRequest):
+    """The form data of a POST, even an empty one; None for a GET (an unbound form)."""
+    return request.POST if request.method == "POST" else None
+
+
 def _done(request: HttpRequest, url: str) -> HttpResponse:
     """Post/redirect/get; HTMX follows the redirect on the client."""
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -153,7 +158,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
     table = get_object_or_404(Table, scorer_token=scorer_token)
-    form = JoinForm(request.POST or None, initial={"label": request.session.get(LABEL, "")})
+    form = JoinForm(_posted(request), initial={"label": request.session.get(LABEL, "")})
     if request.method == "POST" and form.is_valid():
         _join(request, table, form.cleaned_data["label"])
         return _done(request, reverse("table", args=[table.viewer_token]))
@@ -214,7 +219,7 @@ def add_player(request: HttpRequest, token: str) -> HttpResponse:
 def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
     table = _table(request, token, scorer=True)
     player = get_object_or_404(Player, pk=player_id, table=table)
-    form = PlayerForm(request.POST or None, initial={"name": player.name})
+    form = PlayerForm(_posted(request), initial={"name": player.name})
     if request.method == "POST" and form.is_valid():
         try:
             services.rename_player(player=player, name=form.cleaned_data["name"])
@@ -285,7 +290,7 @@ def import_table(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def new_match(request: HttpRequest, token: str) -> HttpResponse:
     table = _table(request, token, scorer=True)
-    form = NewMatchForm(request.POST or None)
+    form = NewMatchForm(_posted(request))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -355,6 +360,22 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 
 
 @table_page
+@require_GET
+def match_history(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    """Every change to a match, newest first, with the old and new values."""
+    match = _match(request, token, match_id)
+    sides = list(match.sides.all())
+    context = {
+        "table": match.table,
+        "match": match,
+        "side_names": (sides[0].name, sides[1].name),
+        "changes": match.changes.order_by("-at", "-id"),
+    }
+    template = "matches/history.html#changes" if request.htmx else "matches/history.html"
+    return render(request, template, context)
+
+
+@table_page
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match = _match(request, token, match_id, scorer=True)
@@ -420,7 +441,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         "declared_points_1": deal.declared_points_1,
     }
     form = EditDealForm(
-        request.POST or None,
+        _posted(request),
         initial=initial,
         side_names=tuple(s.name for s in sides),
         claims_allowed=match.claims_allowed,

@@ -34,6 +34,7 @@ def pages_to_check(phone):
         f"{base}m/{match.pk}/",
         f"{base}m/{finished.pk}/",
         f"{base}m/{match.pk}/deals/1/edit",
+        f"{base}m/{match.pk}/history",
         "/offline",
         "/no-such-page",
     ]

@@ -53,6 +53,7 @@ def pages(scorer, match, worked):
         reverse("match", args=[token, done.pk]),
         reverse("match", args=[token, open_match.pk]),
         reverse("edit_deal", args=[token, match.pk, 1]),
+        reverse("match_history", args=[token, match.pk]),
         reverse("table", args=[token]),
         reverse("new_match", args=[token]),
         reverse("stats", args=[token]),

@@ -54,7 +54,7 @@ def history(matches: int, deals: int):
     return table, play(table, deals=deals, finish=False)
 
 
-@pytest.mark.parametrize("page", ["table", "stats", "match", "home"])
+@pytest.mark.parametrize("page", ["table", "stats", "match", "history", "home"])
 def test_a_page_costs_the_same_queries_with_more_matches_and_deals(joined, page):
     small_table, small_match = history(matches=2, deals=2)
     large_table, large_match = history(matches=7, deals=9)
@@ -65,6 +65,7 @@ def test_a_page_costs_the_same_queries_with_more_matches_and_deals(joined, page)
             "table": reverse("table", args=[table.viewer_token]),
             "stats": reverse("stats", args=[table.viewer_token]),
             "match": reverse("match", args=[table.viewer_token, match.pk]),
+            "history": reverse("match_history", args=[table.viewer_token, match.pk]),
             "home": "/",
         }[page]
         counts.append(queries(client, url))

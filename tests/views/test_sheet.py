@@ -150,8 +150,9 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
     assert response.status_code == 302
     assert not Deal.objects.exists()
     assert Change.objects.get(action="deal_deleted").old["points"] == [11, 3]
-    html = scorer.get(sheet_url, **EN).content.decode()
+    html = scorer.get(sheet_url + "history", **EN).content.decode()
     assert "deal deleted" in html
+    assert "before: 8 + 3 = 11 / 3 + 0 = 3" in html
 
 
 def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
@@ -206,3 +207,14 @@ def test_a_compressed_sheet_still_answers_304_to_its_weak_etag(scorer, sheet_url
         sheet_url + "?poll=1", HTTP_ACCEPT_ENCODING="gzip", HTTP_IF_NONE_MATCH=first["ETag"], **HX
     )
     assert again.status_code == 304
+
+
+def test_the_history_loads_when_opened_and_has_its_own_page(scorer, sheet_url, worked):
+    sheet = scorer.get(sheet_url, **EN).content.decode()
+    assert f'hx-get="{sheet_url}history"' in sheet
+    assert "deal recorded" not in sheet  # not drawn until someone opens it
+    fragment = scorer.get(sheet_url + "history", **HX).content.decode()
+    assert fragment.lstrip().startswith('<ol class="list changes">')
+    assert "deal recorded" in fragment
+    page = scorer.get(sheet_url + "history", **EN).content.decode()
+    assert "<h1>History of changes</h1>" in page

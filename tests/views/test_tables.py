@@ -100,3 +100,10 @@ def test_creating_tables_is_rate_limited_per_address(client, settings):
     assert Table.objects.count() == 2
     other = client.post(reverse("create_table"), {"name": "Four"}, REMOTE_ADDR="10.9.8.7", **EN)
     assert other.status_code == 302
+
+
+def test_joining_with_an_empty_form_joins_all_the_same(client):
+    table = Table.objects.create(name="Bar Sport")
+    response = client.post(reverse("join", args=[table.scorer_token]))
+    assert response.status_code == 302
+    assert "Bar Sport" in client.get("/", **EN).content.decode()
