@@ -40,6 +40,7 @@ messages: install
 	DJANGO_DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
 bench: install
+	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 	$(PY) bench/run.py
 
 clean:

@@ -157,6 +157,10 @@ class Sheet:
 
     def context(self, *, form=None, notice=None, request=None) -> dict:
         names = seat_names(self.sides)
+        if form is not None and form.errors and not self.open_for_deals:
+            # Another phone decided or ended the match meanwhile: no form to show the refusal on.
+            refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
+            notice = {**(notice or {}), "error": refused}
         if form is not None and form.is_bound and "number" in form.data:
             # After a conflict or an error the phone keeps what it typed, for the next deal.
             data = form.data.copy()

@@ -4,6 +4,7 @@ Access: a table's view-only token in the URL lets anyone look; scoring needs thi
 have joined through the table's current scorer link (kept in its signed session cookie).
 """
 
+import functools
 import hashlib
 import itertools
 from functools import wraps
@@ -165,6 +166,7 @@ def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
     return render(request, "matches/join.html", {"table": table, "form": form})
 
 
+@functools.lru_cache(maxsize=512)
 def _qr(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff")
 

@@ -117,6 +117,8 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "db.sqlite3",
+            # Keep connections open: opening one runs the PRAGMAs below on every request.
+            "CONN_MAX_AGE": env_int("DJANGO_CONN_MAX_AGE", 600),
             "OPTIONS": {
                 # Writers queue up instead of failing with "database is locked".
                 "transaction_mode": "IMMEDIATE",

@@ -218,3 +218,15 @@ def test_the_history_loads_when_opened_and_has_its_own_page(scorer, sheet_url, w
     assert "deal recorded" in fragment
     page = scorer.get(sheet_url + "history", **EN).content.decode()
     assert "<h1>History of changes</h1>" in page
+
+
+def test_a_save_into_a_match_another_phone_just_decided_says_so(scorer, match, deal_url):
+    scorer.post(deal_url, deal_data(number=1, key="a"), **HX)
+    scorer.post(deal_url, deal_data(number=2, key="b"), **HX)  # 22-6: decided
+    html = scorer.post(deal_url, deal_data(number=3, key="c"), **HX).content.decode()
+    assert "The match is already decided" in html
+    assert Deal.objects.count() == 2
+    scorer.post(f"/t/{match.table.viewer_token}/m/{match.pk}/end", **HX)
+    html = scorer.post(deal_url, deal_data(number=3, key="d"), **HX).content.decode()
+    assert "This match is finished" in html
+    assert Deal.objects.count() == 2

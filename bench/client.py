@@ -1,0 +1,80 @@
+"""A tiny HTTP client for 127.0.0.1: a phone's cookies, CSRF token and timed requests.
+
+Each request opens its own connection, as a phone does after the server's keep-alive expired.
+The server's cookies are marked Secure (production settings); a phone talking plain HTTP to
+127.0.0.1 sends them anyway.
+"""
+
+import http.client
+import time
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from urllib.parse import urlencode
+
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+    seconds: float
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Phone:
+    """One browser: its cookies travel with every request."""
+
+    port: int
+    language: str = "en"
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: dict[str, str] | None = None,
+        form: dict[str, object] | None = None,
+        timeout: float = 30,
+    ) -> Answer:
+        sent = {"Accept-Language": self.language, "Connection": "close", **(headers or {})}
+        if self.cookies:
+            sent["Cookie"] = self.cookie_header()
+        body = None
+        if form is not None:
+            body = urlencode(form).encode()
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        if method == "POST" and "csrftoken" in self.cookies:
+            sent["X-CSRFToken"] = self.cookies["csrftoken"]
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=timeout)
+        try:
+            start = time.perf_counter()
+            connection.request(method, path, body=body, headers=sent)
+            response = connection.getresponse()
+            data = response.read()
+            seconds = time.perf_counter() - start
+        finally:
+            connection.close()
+        for header in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in SimpleCookie(header).items():
+                self.cookies[name] = morsel.value
+        headers_out = {name.lower(): value for name, value in response.getheaders()}
+        return Answer(response.status, headers_out, data, seconds)
+
+    def join(self, scorer_token: str) -> None:
+        """Join a table through its scorer link, as a person does: open it, then confirm."""
+        page = self.request("GET", f"/join/{scorer_token}/")
+        if page.status != 200 or "csrftoken" not in self.cookies:
+            raise RuntimeError(f"the join page answered {page.status}")
+        done = self.request("POST", f"/join/{scorer_token}/", form={"label": "bench"})
+        if done.status != 302:
+            raise RuntimeError(f"joining answered {done.status}")
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())

@@ -1,0 +1,230 @@
+"""docs/performance.md, and the summary printed at the end of `make bench`."""
+
+import time
+
+
+def _table(head: list[str], rows: list[list[object]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _budgets(found) -> str:
+    rows = [[c.backend, c.what, c.detail, "pass" if c.passed else "**MISSED**"] for c in found]
+    return _table(["database", "budget", "measured", ""], rows)
+
+
+def _latency(rows: list[dict]) -> str:
+    head = ["view", "what", "requests/s", "p50 ms", "p99 ms", "floor p50 ms", "p50 / floor"]
+    head.append("budget")
+    return _table(
+        head,
+        [
+            [
+                r["name"],
+                r["shows"],
+                f"{r['per_second']:,.0f}",
+                _ms(r["p50_ms"]),
+                _ms(r["p99_ms"]),
+                _ms(r["floor_p50_ms"]),
+                f"{r['ratio']:.2f}x",
+                f"<= {r['budget']}x" if r["budget"] else "",
+            ]
+            for r in rows
+        ],
+    )
+
+
+def _phones(played: dict, seconds: int) -> str:
+    rows = [
+        [kind, s["requests"], _ms(s["p50_ms"]), _ms(s["p99_ms"]), _ms(s["max_ms"])]
+        for kind, s in played["kinds"].items()
+    ]
+    rows.append(
+        [
+            "**all**",
+            played["requests"],
+            _ms(played["p50_ms"]),
+            _ms(played["p99_ms"]),
+            _ms(played["max_ms"]),
+        ]
+    )
+    kept = played["kept"]
+    outcomes = ", ".join(f"{name}: {count}" for name, count in played["outcomes"].items())
+    errors = played["errors"]
+    shown = "; ".join(errors[:10]) + (" ..." if len(errors) > 10 else "")
+    wrong = len(kept["missing"]) + len(kept["elsewhere"])
+    return "\n\n".join(
+        [
+            _table(["request", "count", "p50 ms", "p99 ms", "max ms"], rows),
+            f"What happened: {outcomes or 'nothing'}.",
+            f"Errors (5xx, other unexpected statuses, connection errors): {len(errors)}"
+            + (f": {shown}" if errors else "."),
+            f"Acknowledged saves: {kept['acknowledged']}; in the database exactly once, as the "
+            f"deal acknowledged: {kept['acknowledged'] - wrong}. Missing: "
+            f"{len(kept['missing'])}; stored twice: {len(kept['duplicated'])}; under another "
+            f"match or number: {len(kept['elsewhere'])}; keys never sent: "
+            f"{len(kept['never_sent'])}.",
+            f"The load generator itself used {played['client_cpu']:.1f} CPU seconds in "
+            f"{seconds} s.",
+        ]
+    )
+
+
+def _queries(counts: dict[str, list[int]]) -> str:
+    rows = [
+        [page, small, big, "yes" if small == big else "**no**"]
+        for page, (small, big) in counts.items()
+    ]
+    return _table(["page", "small table", "big table", "same"], rows)
+
+
+def _weight(load: dict) -> str:
+    rows = [
+        [
+            f["url"],
+            f["why"],
+            f["status"],
+            f["encoding"],
+            f"{f['bytes']:,}",
+            "yes" if f["counted"] else "no",
+        ]
+        for f in load["files"]
+    ]
+    rows.append(["**counted**", "", "", "", f"**{load['total']:,}**", ""])
+    foreign = ", ".join(load["foreign"]) or "none"
+    return (
+        _table(["file", "why it is fetched", "status", "encoding", "bytes", "counted"], rows)
+        + f"\n\nCounted: {load['total'] / 1024:.1f} KB; with what the service worker fetches "
+        f"after load: {load['with_worker'] / 1024:.1f} KB. URLs to another host in the HTML: "
+        f"{foreign}. The HTML is {load['html_bytes']:,} bytes before compression "
+        f"({load['files'][0]['encoding']} as sent)."
+    )
+
+
+def _exports(result: dict) -> str:
+    if "exports_error" in result:
+        return f"**{result['exports_error']}**"
+    rows = []
+    for row in result["exports"]:
+        sizes = (("2 matches", row["tiny"]), (f"{result['export_deals']:,} deals", row["big"]))
+        for label, run in sizes:
+            rows.append(
+                [
+                    row["format"],
+                    label,
+                    f"{run['seconds']:.1f}",
+                    f"{run['peak_mb']:.1f}",
+                    f"{run['size_mb']:.1f}",
+                ]
+            )
+        rows.append([row["format"], "**growth**", "", f"**{row['growth_mb']:.1f}**", ""])
+    return _table(["format", "table", "seconds", "peak RSS MB", "file MB"], rows)
+
+
+def _backend(result: dict, setup: dict) -> str:
+    return "\n\n".join(
+        [
+            f"## {result['backend']}",
+            f"Seeded in {result['seed_seconds']:.0f} s. Load average before the run: "
+            f"{result['load_before']:.2f}.",
+            "### Latency under load (wrk)",
+            _latency(result["latency"]),
+            "### Phones at tables",
+            _phones(result["phones"], setup["phones"][2]),
+            "### Queries per request",
+            _queries(result["queries"]),
+            "### The sheet's first load",
+            _weight(result["weight"]),
+            "### Export (`manage.py export_table`)",
+            _exports(result),
+        ]
+    )
+
+
+def render(results: list[dict], found, setup: dict) -> str:
+    tables, per_table, seconds = setup["phones"]
+    poll, save = setup["every"]
+    view_s, floor_s, warm_s = setup["seconds"]
+    method = f"""\
+# Performance
+
+Written by `{setup["command"]}` (bench/run.py) on {time.strftime("%Y-%m-%d %H:%M %Z")}.
+The whole run took {setup["minutes"]:.1f} minutes. To reproduce: `{setup["command"]}` (it
+installs wrk from Debian when it is missing). Machine: {setup["machine"]}, Python
+{setup["python"]}. On a shared machine absolute times vary from run to run, by half or more:
+compare each view with the floor measured just before it.
+
+## How it is measured
+
+- **Server**: `bin/entrypoint` (gunicorn, as `make serve` starts it) with
+  {setup["server"]}, production settings (`DJANGO_DEBUG=0`) and a free port
+  on 127.0.0.1, started and stopped by the benchmark. Its database is SQLite in a temporary
+  directory, then a PostgreSQL database on 127.0.0.1 that the benchmark creates and drops.
+  Nothing else is contacted.
+- **Data**: a table with {setup["finished"]:,} finished matches (lines 21, 31, 41 and 101,
+  random deals scored by `matches.rules`) and a match in progress with 40 deals at line 101.
+  At line 101 a match is normally decided by about deal 19, since every deal puts 11 card
+  points on the sheet; it goes on past that only while both sides stand level past the line
+  (equal totals play another deal). So the 40 deals are 18 deals of 6-5 and 5-6 (99 to 99),
+  then 22 deals that give both sides 7 (card points 7 and 4, declarations 0 and 3): 106 to
+  106, ..., 253 to 253. Legal, and the heaviest sheet a table can have, not a usual one.
+- **Latency**: `wrk {setup["wrk"]}` for {view_s} s per view after {warm_s} s of warm-up:
+  a closed loop, as many connections as the server has threads, one view at a time, as a scorer
+  who joined the table (Italian, the default language). Requests/s, p50 and p99 are wrk's.
+  The **floor** is `GET /floor`, a constant answer through the whole middleware stack. It
+  runs for {floor_s} s right before each view, and the view's p50 is divided by that floor's
+  p50, so that a busy moment on the machine weighs on both alike. The poll sends `HX-Request: true`
+  and the ETag of an earlier identical request in `If-None-Match`; every answer must be 304.
+  **Saving a deal** posts a valid new deal as HTMX does, and every answer must say it was
+  saved: each request writes deal 18 into a match of its own that holds 17 deals (a seeded
+  pool), so no save conflicts with another and each answer renders a sheet of 18 deals.
+- **Phones**: {tables} tables of {per_table} phones for {seconds} s. Each phone opens
+  its table's sheet, polls it every {poll:.0f} s (`?poll=1&number=N&typing=0` with
+  `If-None-Match`, as the sheet's script does; the page itself polls every 3 s) and about
+  every {save:.0f} s saves a deal with a fresh idempotency key and the deal number it last
+  saw. If another phone saved that deal first, the answer says "was just entered on another
+  phone" and the phone goes on with the number it is shown. One save in ten is sent again
+  with the same key once answered, as a retry. When the rules decide a match, a phone that
+  sees it taps End match and all four move on to the table's next seeded match (line 101).
+  Latency is measured by the client, one connection per request (the server's keep-alive is
+  shorter than the poll interval). Afterwards each acknowledged save's key is looked up in
+  the database.
+- **Queries**: Django's test client in-process against the seeded database, each request in
+  `CaptureQueriesContext` (a save is rolled back), on a small table (2 finished matches, a
+  1-deal sheet) and on the big one.
+- **Page weight**: the sheet fetched from the server with `Accept-Encoding: gzip, br`, then
+  every file its HTML names and every `url()` in its CSS, each as the server sends it
+  (whitenoise's compressed files). What the service worker fetches after load is listed,
+  not counted.
+- **Exports**: `manage.py export_table` in a fresh process for each run; its peak RSS is
+  VmHWM, read from /proc every 20 ms while it runs; growth is the peak for
+  {setup["export_deals"]:,} deals minus the peak for a 2-match table.
+"""
+    notes = "".join(f"\n**Note:** {note}\n" for note in setup["notes"])
+    backends = [_backend(result, setup) for result in results]
+    return "\n\n".join([method + notes, "## Budgets", _budgets(found), *backends]) + "\n"
+
+
+def summary(results: list[dict], found, setup: dict) -> str:
+    lines = [f"\nbench: {setup['minutes']:.1f} minutes; figures in docs/performance.md\n"]
+    for result in results:
+        lines.append(f"{result['backend']}:")
+        for r in result["latency"]:
+            lines.append(
+                f"  {r['name']:<6} {r['per_second']:8,.0f} req/s  p50 {r['p50_ms']:8.2f} ms"
+                f"  p99 {r['p99_ms']:8.2f} ms  {r['ratio']:6.2f}x floor"
+            )
+        played = result["phones"]
+        lines.append(
+            f"  phones {played['requests']} requests  p50 {played['p50_ms']:.2f} ms"
+            f"  p99 {played['p99_ms']:.2f} ms  errors {len(played['errors'])}"
+        )
+    lines.append("")
+    for c in found:
+        lines.append(f"{'ok    ' if c.passed else 'MISSED'} [{c.backend}] {c.what}: {c.detail}")
+    return "\n".join(lines)

@@ -1,0 +1,441 @@
+"""`make bench`: the app under gunicorn on 127.0.0.1, held to its budgets, on SQLite and PostgreSQL.
+
+For each database: seed it (bench/seed.py), count each page's queries at two sizes, start the
+server with bin/entrypoint as `make serve` does, weigh the sheet's first load, load each view
+with wrk beside the floor view, let 200 phones play, check that every acknowledged save is
+stored once, stop the server, and time the exports. Writes docs/performance.md; exits 1 when a
+budget is missed, naming it.
+"""
+
+import json
+import os
+import platform
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import phones
+import report
+import weight
+from client import Phone
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+PYTHON = sys.executable
+COMMAND = "make bench"
+
+# The server as `make serve` runs it: the entrypoint's defaults, one worker per core.
+WORKERS, THREADS = 2, 4
+# wrk: a closed loop with as many connections as the server has threads, one view at a time,
+# each after a run of the floor view.
+WRK_THREADS, WRK_CONNECTIONS, WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS = 2, 8, 8, 4, 1
+SAVE_POOL = 1500  # matches of 17 deals; each measured save takes one of them
+PHONE_TABLES, PHONES_PER_TABLE, PHONE_SECONDS = 50, 4, 60
+FINISHED, EXPORT_DEALS = 1000, 100_000
+POSTGRES = "postgres://postgres@127.0.0.1:5432/"
+
+P50_BUDGETS = {"sheet": 2.0, "poll": 1.3, "save": 3.0}  # times the floor's p50
+PHONES_P99_MS = 100
+WEIGHT_KB = 30
+EXPORT_GROWTH_MB = 30
+STEP_TIMEOUT, EXPORT_TIMEOUT = 600, 300  # seconds: the run always ends
+
+
+@dataclass(frozen=True)
+class Check:
+    backend: str
+    what: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    shows: str
+    path: str
+    headers: tuple[str, ...]
+    args: tuple[str, ...]  # for bench/wrk.lua
+    warm_args: tuple[str, ...] | None = None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def base_env(var_dir: Path, database_url: str = "") -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
+    env.pop("BIND", None)
+    env.update(
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY="bench-only-secret-key-not-for-production-use",
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_VAR_DIR=str(var_dir),  # SQLite lives here, never in var/db.sqlite3
+        DJANGO_LOG_LEVEL="WARNING",
+        WEB_CONCURRENCY=str(WORKERS),
+        GUNICORN_THREADS=str(THREADS),
+        PYTHONPATH=f"{ROOT}{os.pathsep}{BENCH}",
+    )
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run(
+        [PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, timeout=STEP_TIMEOUT
+    )
+
+
+def task(env: dict[str, str], step: str, arguments: dict, work: Path) -> dict:
+    """A step of bench/task.py, in a process of its own with the server's settings."""
+    given, out = work / f"{step}.in.json", work / f"{step}.out.json"
+    given.write_text(json.dumps(arguments))
+    command = [PYTHON, BENCH / "task.py", step, given, out]
+    subprocess.run(command, cwd=ROOT, env=env, check=True, timeout=STEP_TIMEOUT)
+    return json.loads(out.read_text())
+
+
+@contextmanager
+def server(env: dict[str, str], log: Path) -> Iterator[int]:
+    """bin/entrypoint on a free port until the block ends; its output goes to `log`."""
+    port = free_port()
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [ROOT / "bin" / "entrypoint"],
+            cwd=ROOT,
+            env={**env, "PORT": str(port)},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        yield port
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _healthy(port: int) -> bool:
+    with suppress(OSError), urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz") as answer:
+        return answer.status == 200
+    return False
+
+
+def wrk(port: int, endpoint: Endpoint, seconds: int, args: tuple[str, ...]) -> dict:
+    command = ["wrk", f"-t{WRK_THREADS}", f"-c{WRK_CONNECTIONS}", f"-d{seconds}s"]
+    command += ["--timeout", "10s", "-s", str(BENCH / "wrk.lua")]
+    command += [part for header in endpoint.headers for part in ("-H", header)]
+    command += [f"http://127.0.0.1:{port}{endpoint.path}", "--", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    if done.returncode != 0:
+        raise RuntimeError(f"wrk failed: {done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
+    """The views under load, as seen by a scorer who joined both tables."""
+    phone = Phone(port, language="")
+    club, pool = seeded["club"], seeded["pool"]
+    phone.join(club["scorer"])
+    phone.join(pool["scorer"])
+    cookie = f"Cookie: {phone.cookie_header()}"
+    sheet = f"/t/{club['viewer']}/m/{club['sheet']}/"
+    poll = f"{sheet}?poll=1&number={club['sheet_deals'] + 1}&typing=0"
+    etag = phone.request("GET", poll, headers={"HX-Request": "true"}).headers["etag"]
+    # A tenth of the pool warms the save up; the rest is measured.
+    paths = [f"/t/{pool['viewer']}/m/{match}/" for match in pool["matches"]]
+    warm, measured = work / "save-warm.txt", work / "save.txt"
+    warm.write_text("\n".join(paths[: len(paths) // 10]) + "\n")
+    measured.write_text("\n".join(paths[len(paths) // 10 :]) + "\n")
+    save = ("HX-Request: true", f"X-CSRFToken: {phone.cookies['csrftoken']}")
+    save += ("Content-Type: application/x-www-form-urlencoded",)
+    number, threads = str(pool["number"]), str(WRK_THREADS)
+    ok, not_modified = ("check", "200"), ("check", "304")
+    matches = f"{FINISHED:,} finished matches"
+    return [
+        Endpoint("floor", "GET /floor: a constant answer", "/floor", (), ok),
+        Endpoint("sheet", f"the sheet, {club['sheet_deals']} deals", sheet, (cookie,), ok),
+        Endpoint(
+            "poll",
+            "poll of the unchanged sheet: 304",
+            poll,
+            (cookie, "HX-Request: true", f"If-None-Match: {etag}"),
+            not_modified,
+        ),
+        Endpoint(
+            "save",
+            f"save deal {number} (HTMX), answered with the sheet",
+            paths[0],
+            (cookie, *save),
+            ("save", str(measured), number, threads),
+            ("save", str(warm), number, threads),
+        ),
+        Endpoint("table", f"table page, {matches}", f"/t/{club['viewer']}/", (cookie,), ok),
+        Endpoint("stats", f"stats page, {matches}", f"/t/{club['viewer']}/stats", (cookie,), ok),
+    ]
+
+
+def latency(port: int, seeded: dict, work: Path) -> list[dict]:
+    """Each view under wrk, right after a run of the floor: the p50 ratio pairs the two."""
+    floor, *views = endpoints(port, seeded, work)
+    wrk(port, floor, WARM_SECONDS, floor.args)
+    rows = []
+    for endpoint in views:
+        base = wrk(port, floor, FLOOR_SECONDS, floor.args)
+        if not rows:
+            rows.append(_row(floor, base, base))
+        wrk(port, endpoint, WARM_SECONDS, endpoint.warm_args or endpoint.args)
+        rows.append(_row(endpoint, wrk(port, endpoint, WRK_SECONDS, endpoint.args), base))
+    return rows
+
+
+def _row(endpoint: Endpoint, result: dict, floor: dict) -> dict:
+    return {
+        "name": endpoint.name,
+        "shows": endpoint.shows,
+        "requests": result["requests"],
+        "per_second": result["requests"] / (result["microseconds"] / 1e6),
+        "p50_ms": result["p50"] / 1000,
+        "p99_ms": result["p99"] / 1000,
+        "floor_p50_ms": floor["p50"] / 1000,
+        "ratio": result["p50"] / floor["p50"],
+        "budget": P50_BUDGETS.get(endpoint.name),
+        "bad": result["bad"] + result["socket_errors"],
+        "exhausted": result["exhausted"],
+    }
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+def _spread(seconds: list[float]) -> dict:
+    return {
+        "requests": len(seconds),
+        "p50_ms": 1000 * statistics.median(seconds) if seconds else 0.0,
+        "p99_ms": 1000 * percentile(seconds, 0.99),
+        "max_ms": 1000 * max(seconds, default=0.0),
+    }
+
+
+def play(port: int, seeded: dict) -> dict:
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    tally = phones.run(port, seeded["phones"], PHONES_PER_TABLE, PHONE_SECONDS)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    every = [s for seconds in tally.seconds.values() for s in seconds]
+    return {
+        "phones": len(seeded["phones"]) * PHONES_PER_TABLE,
+        **_spread(every),
+        "kinds": {kind: _spread(s) for kind, s in sorted(tally.seconds.items())},
+        "outcomes": dict(sorted(tally.outcomes.items())),
+        "errors": tally.errors,
+        "client_cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "saves": tally.saves,
+        "sent": tally.sent,
+    }
+
+
+def export(env: dict[str, str], table: int, fmt: str, out: Path) -> dict:
+    """One export in a fresh process: its wall time and peak resident memory (VmHWM).
+
+    Read from /proc while it runs: a child's ru_maxrss would start from this process's size.
+    """
+    command = [PYTHON, "manage.py", "export_table", str(table), "--format", fmt, "--output", out]
+    errors = out.with_suffix(".err")
+    start = time.monotonic()
+    with open(errors, "w") as err:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=err, stderr=err)
+    status, peak_kb = Path(f"/proc/{process.pid}/status"), 0
+    while process.poll() is None:
+        if time.monotonic() - start > EXPORT_TIMEOUT:
+            process.kill()
+            raise RuntimeError(f"no answer in {EXPORT_TIMEOUT} s")
+        with suppress(OSError, StopIteration):
+            line = next(line for line in status.read_text().splitlines() if "VmHWM" in line)
+            peak_kb = max(peak_kb, int(line.split()[1]))
+        time.sleep(0.02)
+    seconds = time.monotonic() - start
+    if process.returncode != 0:
+        raise RuntimeError((errors.read_text().strip().splitlines() or ["failed"])[-1])
+    return {"seconds": seconds, "peak_mb": peak_kb / 1024, "size_mb": out.stat().st_size / 2**20}
+
+
+def exports(env: dict[str, str], seeded: dict, work: Path) -> list[dict]:
+    rows = []
+    for fmt in ("csv", "json"):
+        tiny = export(env, seeded["small"]["id"], fmt, work / f"tiny.{fmt}")
+        big = export(env, seeded["archive"]["id"], fmt, work / f"archive.{fmt}")
+        growth = big["peak_mb"] - tiny["peak_mb"]
+        rows.append({"format": fmt, "tiny": tiny, "big": big, "growth_mb": growth})
+    return rows
+
+
+def measure(backend: str, env: dict[str, str], work: Path) -> dict:
+    """Every figure for one database."""
+
+    def step(what: str) -> None:
+        print(f"== {backend}: {what}", flush=True)
+
+    result: dict = {"backend": backend, "load_before": os.getloadavg()[0]}
+    step("migrate and seed")
+    started = time.monotonic()
+    manage(env, "migrate", "--no-input", "-v", "0")
+    sizes = {"finished": FINISHED, "export_deals": EXPORT_DEALS, "save_pool": SAVE_POOL}
+    seeded = task(env, "seed", {**sizes, "phone_tables": PHONE_TABLES}, work)
+    result["seed_seconds"] = time.monotonic() - started
+    result["export_deals"] = seeded["archive"]["deals"]
+    step("query counts")
+    pages = {"small": seeded["small"], "club": seeded["club"]}
+    result["queries"] = task(env, "queries", pages, work)
+    with server(env, work / "server.log") as port:
+        step("page weight")
+        sheet = f"/t/{seeded['club']['viewer']}/m/{seeded['club']['sheet']}/"
+        result["weight"] = weight.first_load(port, seeded["club"]["scorer"], sheet)
+        step("latency under load (wrk)")
+        result["latency"] = latency(port, seeded, work)
+        step(f"{PHONE_TABLES * PHONES_PER_TABLE} phones for {PHONE_SECONDS} s")
+        result["phones"] = play(port, seeded)
+    played = result["phones"]
+    saves = {"saves": played.pop("saves"), "sent": played.pop("sent")}
+    saves["tables"] = [table["id"] for table in seeded["phones"]]
+    played["kept"] = task(env, "acknowledged", saves, work)
+    step("exports")
+    try:
+        result["exports"] = exports(env, seeded, work)
+    except RuntimeError as error:
+        result["exports_error"] = f"export not available: {error}"
+    return result
+
+
+def checks(result: dict) -> list[Check]:
+    """Every budget of one database, passed or missed."""
+    backend = result["backend"]
+    found: list[Check] = []
+
+    def check(what: str, passed: bool, detail: str) -> None:
+        found.append(Check(backend, what, passed, detail))
+
+    for row in result["latency"]:
+        if row["budget"] is not None:
+            within = row["ratio"] <= row["budget"]
+            ratio = f"{row['p50_ms']:.2f} ms = {row['ratio']:.2f}x floor"
+            check(f"{row['name']} p50 <= {row['budget']}x floor", within, ratio)
+        check(
+            f"{row['name']}: every answer as expected", row["bad"] == 0, f"{row['bad']} unexpected"
+        )
+        if row["exhausted"]:
+            check("save pool large enough", False, f"raise SAVE_POOL in {Path(__file__).name}")
+    played, kept = result["phones"], result["phones"]["kept"]
+    p99 = played["p99_ms"]
+    check(f"phones: p99 < {PHONES_P99_MS} ms", p99 < PHONES_P99_MS, f"{p99:.1f} ms")
+    check("phones: no errors", not played["errors"], f"{len(played['errors'])} errors")
+    kinds = ("missing", "duplicated", "elsewhere", "never_sent")
+    wrong = [key for kind in kinds for key in kept[kind]]
+    detail = f"{kept['acknowledged']} acknowledged, {len(wrong)} missing, doubled or misplaced"
+    check("phones: every acknowledged deal stored exactly once", not wrong, detail)
+    for page, (small, big) in result["queries"].items():
+        check(f"{page}: same queries at both sizes", small == big, f"{small} and {big}")
+    load = result["weight"]
+    total = f"{load['total'] / 1024:.1f} KB"
+    check(f"sheet's first load <= {WEIGHT_KB} KB", load["total"] <= WEIGHT_KB * 1024, total)
+    broken = [file["url"] for file in load["files"] if file["status"] != 200]
+    check("sheet's first load: every file answers 200", not broken, ", ".join(broken) or "all")
+    check("no URL to another host", not load["foreign"], ", ".join(load["foreign"]) or "none")
+    if "exports_error" in result:
+        check("exports", False, result["exports_error"])
+    for row in result.get("exports", []):
+        growth = row["growth_mb"]
+        what = f"{row['format']} export: memory growth < {EXPORT_GROWTH_MB} MB"
+        check(what, growth < EXPORT_GROWTH_MB, f"{growth:.1f} MB")
+    return found
+
+
+@contextmanager
+def postgres_database() -> Iterator[str | None]:
+    """A database of its own on the local PostgreSQL, dropped afterwards; None if none answers."""
+    import psycopg
+
+    name = f"tressette_bench_{os.getpid()}"
+    try:
+        admin = psycopg.connect(POSTGRES + "postgres", autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError:
+        yield None
+        return
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield POSTGRES + name
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> int:
+    if shutil.which("wrk") is None:
+        print("wrk is missing: `make bench` installs it (apt-get install wrk)", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    results, notes = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-") as temp:
+        work = Path(temp)
+        # The entrypoint collects static files only when there is no manifest yet: a stale
+        # one would miss files added since, so the benchmark collects them afresh.
+        manage(base_env(work), "collectstatic", "--no-input", "-v", "0")
+        (work / "sqlite").mkdir()
+        results.append(measure("SQLite", base_env(work / "sqlite"), work / "sqlite"))
+        with postgres_database() as url:
+            if url is None:
+                notes.append(f"PostgreSQL did not answer at {POSTGRES}: its run was skipped.")
+            else:
+                (work / "postgres").mkdir()
+                env = base_env(work / "postgres", url)
+                results.append(measure("PostgreSQL", env, work / "postgres"))
+    found = [check for result in results for check in checks(result)]
+    setup = {
+        "command": COMMAND,
+        "minutes": (time.monotonic() - started) / 60,
+        "machine": f"{os.cpu_count()} cores, {platform.machine()}",
+        "python": platform.python_version(),
+        "server": f"WEB_CONCURRENCY={WORKERS}, GUNICORN_THREADS={THREADS}",
+        "wrk": f"-t{WRK_THREADS} -c{WRK_CONNECTIONS}",
+        "seconds": (WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS),
+        "finished": FINISHED,
+        "export_deals": EXPORT_DEALS,
+        "phones": (PHONE_TABLES, PHONES_PER_TABLE, PHONE_SECONDS),
+        "every": (phones.POLL_EVERY, phones.SAVE_EVERY),
+        "notes": notes,
+    }
+    (ROOT / "docs").mkdir(exist_ok=True)
+    (ROOT / "docs" / "performance.md").write_text(report.render(results, found, setup))
+    print(report.summary(results, found, setup))
+    missed = [check for check in found if not check.passed]
+    for check in missed:
+        print(f"BUDGET MISSED [{check.backend}] {check.what}: {check.detail}", file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
