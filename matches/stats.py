@@ -3,6 +3,7 @@
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
 from matches.models import DealKind, Match, Side, Status, Table
@@ -61,6 +62,19 @@ def _matches(table: Table) -> list[Match]:
         .annotate(deal_count=Count("deals"), **per_side)
         .order_by("finished_at", "pk")
     )
+
+
+def cached_table_stats(table: Table) -> dict:
+    """The stats, drawn again only when a finished match changes.
+
+    Every change bumps its match's revision, so the count and the sum of the revisions of the
+    finished matches name the state the stats were drawn from.
+    """
+    state = Match.objects.filter(table=table, status=Status.FINISHED).aggregate(
+        count=Count("pk"), revisions=Sum("revision", default=0)
+    )
+    key = f"stats:{table.pk}:{state['count']}:{state['revisions']}"
+    return cache.get_or_set(key, lambda: table_stats(table), timeout=24 * 3600)
 
 
 def table_stats(table: Table) -> dict:

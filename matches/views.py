@@ -46,7 +46,7 @@ from matches.forms import (
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Table
 from matches.sheet import Sheet, history
-from matches.stats import table_stats
+from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
 LABEL = "label"  # session key: the name this phone chose, for the change log
@@ -235,7 +235,7 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
 @require_GET
 def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = _table(request, token)
-    return render(request, "matches/stats.html", {"table": table, **table_stats(table)})
+    return render(request, "matches/stats.html", {"table": table, **cached_table_stats(table)})
 
 
 def _download(chunks, filename: str, content_type: str) -> StreamingHttpResponse:

@@ -79,3 +79,15 @@ def test_stats_count_wins_pairs_sweeps_and_streaks(joined):
     assert "3 finished matches." in text
     assert "Alice &amp; Carla" in text  # a pair, whatever its seat order
     assert "3 won" in text  # Alice swept all three: a streak of three
+
+
+def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
+    from matches.models import Player
+
+    table, _ = history(matches=1, deals=1)
+    client = joined(table)
+    url = reverse("stats", args=[table.viewer_token])
+    assert "Alice" in client.get(url).content.decode()
+    assert queries(client, url) == 2  # the table, the state: the rest comes from the cache
+    services.rename_player(player=Player.objects.get(table=table, name="Alice"), name="Alessia")
+    assert "Alessia" in client.get(url).content.decode()
