@@ -33,7 +33,6 @@ class Row:
     declared_points: tuple[int, int]
     points: tuple[int, int]
     totals: tuple[int, int]
-    is_last: bool
 
 
 def _sides(match: Match) -> list[Side]:
@@ -126,7 +125,6 @@ class Sheet:
     def rows(self) -> list[Row]:
         names = seat_names(self.sides)
         kinds = dict(Deal._meta.get_field("kind").choices)
-        last = len(self.outcome.deals)
         return [
             Row(
                 number=scored.number,
@@ -138,7 +136,6 @@ class Sheet:
                 declared_points=scored.entry.declared_points,
                 points=scored.points,
                 totals=scored.totals,
-                is_last=scored.number == last,
             )
             for scored in self.outcome.deals
         ]

@@ -14,7 +14,11 @@ urlpatterns = [
     path("tables/import", views.import_table, name="import_table"),
     path("join/<str:scorer_token>/", views.join, name="join"),
     path("t/<str:token>/", views.table, name="table"),
-    path("t/<str:token>/links/<which>/rotate", views.rotate_link, name="rotate_link"),
+    re_path(
+        r"^t/(?P<token>[^/]+)/links/(?P<which>scorer|viewer)/rotate$",
+        views.rotate_link,
+        name="rotate_link",
+    ),
     path("t/<str:token>/players/add", views.add_player, name="add_player"),
     path("t/<str:token>/players/<int:player_id>/", views.rename_player, name="rename_player"),
     path("t/<str:token>/matches/new", views.new_match, name="new_match"),

@@ -117,3 +117,8 @@ def test_csrf_is_enforced_on_htmx_posts(match, worked):
     header = re.search(r'"X-CSRFToken": "([^"]+)"', sheet.content.decode())[1]
     response = phone.post(url, deal_data(number=2), HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=header)
     assert response.status_code == 200
+
+
+def test_rotating_an_unknown_kind_of_link_is_a_404(scorer, match):
+    url = f"/t/{match.table.viewer_token}/links/admin/rotate"
+    assert scorer.post(url).status_code == 404
