@@ -9,6 +9,9 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Prefetch, Q
 from django.http import HttpRequest, QueryDict
+from django.middleware.csp import get_nonce
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
 from matches import rules
@@ -144,15 +147,15 @@ class Sheet:
         totals = [(0, 0), *[scored.totals for scored in self.outcome.deals]]
         return chart(self.match.line, totals)
 
-    def deal_form(self, data=None) -> DealForm:
+    def deal_form(self, data=None, key: str | None = None) -> DealForm:
         return DealForm(
             data,
-            initial={"number": self.outcome.next_number, "key": secrets.token_urlsafe(16)},
+            initial={"number": self.outcome.next_number, "key": key or secrets.token_urlsafe(16)},
             side_names=self.side_names,
             claims_allowed=self.match.claims_allowed,
         )
 
-    def context(self, *, form=None, notice=None, request=None) -> dict:
+    def context(self, *, form=None, notice=None, request=None, key: str | None = None) -> dict:
         names = seat_names(self.sides)
         if form is not None and form.errors and not self.open_for_deals:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
@@ -179,7 +182,7 @@ class Sheet:
             "last_number": len(self.outcome.deals),
             "can_score": self.can_score,
             "open_for_deals": self.open_for_deals,
-            "form": form or self.deal_form(),
+            "form": form or self.deal_form(key=key),
             "settings_form": SettingsForm(
                 initial={
                     "line": self.match.line,
@@ -217,3 +220,35 @@ def history(table: Table, params: QueryDict) -> dict:
     )
     page = Paginator(matches, 20).get_page(params.get("page"))
     return {"players": players, "player": player, "page": page, "Status": Status}
+
+
+# What differs from one phone to the next in an otherwise identical sheet page.
+_PER_REQUEST = {
+    "csrf_token": "per-request-csrf-token-0f6e1c",
+    "csp_nonce": "per-request-csp-nonce-5b2d9a",
+    "key": "per-request-idempotency-key-8c4e7d",
+}
+
+
+def sheet_page(
+    request: HttpRequest, load, *, token: str, match_id: int, revision: int, can_score: bool
+) -> str:
+    """The whole sheet page, drawn once per revision and shared by every phone that opens it.
+
+    It is drawn with stand-ins for what must differ per request (the CSRF token, the CSP nonce,
+    the new deal's idempotency key), which are put in afterwards. `load()` gives the match,
+    read only when the page must be drawn.
+    """
+    key = f"sheet-page:{match_id}:{revision}:{token}:{get_language()}:{int(can_score)}"
+    page = cache.get(key)
+    if page is None:
+        sheet = Sheet.load(load(), can_score=can_score)
+        context = sheet.context(request=request, key=_PER_REQUEST["key"])
+        context.update(csrf_token=_PER_REQUEST["csrf_token"], csp_nonce=_PER_REQUEST["csp_nonce"])
+        page = render_to_string("matches/match.html", context, request=request)
+        cache.set(key, page, timeout=24 * 3600)
+    return (
+        page.replace(_PER_REQUEST["csrf_token"], get_token(request))
+        .replace(_PER_REQUEST["csp_nonce"], str(get_nonce(request)))
+        .replace(_PER_REQUEST["key"], secrets.token_urlsafe(16))
+    )

@@ -45,7 +45,7 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Table
-from matches.sheet import Sheet, history
+from matches.sheet import Sheet, history, sheet_page
 from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -342,23 +342,32 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     revision, table_id, scorer_token = state
-    etag = Sheet.etag_for(
-        match_id, revision, request, _joined_with(request, table_id, scorer_token)
-    )
+    scorer = _joined_with(request, table_id, scorer_token)
+    etag = Sheet.etag_for(match_id, revision, request, scorer)
     # Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
     if request.headers.get("If-None-Match", "").removeprefix("W/") == etag:
         response = HttpResponseNotModified()
-        response["ETag"] = etag
-        return response
-    match = _match(request, token, match_id)
-    if request.htmx and request.GET.get("poll"):
-        sheet = Sheet.load(match, can_score=can_score(request, match.table))
+    elif request.htmx and request.GET.get("poll"):
+        sheet = Sheet.load(_match(request, token, match_id), can_score=scorer)
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
-        response["ETag"] = etag
-        return response
-    saved = request.GET.get("saved")
-    notice = {"saved": int(saved)} if saved and saved.isdigit() else None
-    return _sheet_response(request, match, notice=notice, fresh=False)
+    elif request.htmx or request.GET:
+        saved = request.GET.get("saved", "")
+        notice = {"saved": int(saved)} if saved.isdigit() else None
+        return _sheet_response(
+            request, _match(request, token, match_id), notice=notice, fresh=False
+        )
+    else:
+        page = sheet_page(
+            request,
+            lambda: _match(request, token, match_id),
+            token=token,
+            match_id=match_id,
+            revision=revision,
+            can_score=scorer,
+        )
+        response = HttpResponse(page)
+    response["ETag"] = etag
+    return response
 
 
 @table_page

@@ -230,3 +230,30 @@ def test_a_save_into_a_match_another_phone_just_decided_says_so(scorer, match, d
     html = scorer.post(deal_url, deal_data(number=3, key="d"), **HX).content.decode()
     assert "This match is finished" in html
     assert Deal.objects.count() == 2
+
+
+def test_a_shared_sheet_page_still_carries_each_phones_own_tokens(scorer, match, sheet_url):
+    import re
+
+    from django.test import Client
+
+    other = Client()
+    other.post(f"/join/{match.table.scorer_token}/", {"label": "Dino"})
+    pages = [phone.get(sheet_url, **EN) for phone in (scorer, other, scorer)]
+    keys = [re.search(r'name="key" value="([^"]+)"', p.content.decode())[1] for p in pages]
+    assert len(set(keys)) == 3  # a fresh idempotency key on every load
+    for page in pages:
+        html = page.content.decode()
+        nonce = re.search(r"'nonce-([^']+)'", page["Content-Security-Policy"])[1]
+        assert f'nonce="{nonce}"' in html
+        assert "per-request" not in html
+        token = re.search(r'"X-CSRFToken": "([^"]+)"', html)[1]
+        assert len(token) == 64
+    viewer = Client().get(sheet_url, **EN).content.decode()
+    assert 'id="deal-form"' not in viewer  # the view-only page is drawn apart
+
+
+def test_a_shared_sheet_page_is_drawn_again_after_a_change(scorer, sheet_url, deal_url):
+    assert 'id="deal-1"' not in scorer.get(sheet_url, **EN).content.decode()
+    scorer.post(deal_url, deal_data(), **HX)
+    assert 'id="deal-1"' in scorer.get(sheet_url, **EN).content.decode()
