@@ -26,7 +26,12 @@ run: install
 serve: install
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-0} bin/entrypoint
 
-test: install
+# Browser tests drive Debian's Chromium (Playwright never downloads a browser here).
+/usr/bin/chromium:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+test: install /usr/bin/chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-test-only-secret-key-not-for-production-use} $(VENV)/bin/pytest $(PYTEST_ARGS)
