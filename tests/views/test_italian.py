@@ -99,3 +99,15 @@ def test_dates_follow_the_language(scorer, match):
     day = match.started_at.astimezone()
     assert day.strftime("%d/%m/%Y") in italian
     assert day.strftime("%m/%d/%Y") in english
+
+
+def test_the_italian_catalogue_has_nothing_fuzzy_or_untranslated():
+    """The page check above only knows translated messages: none may be left out."""
+    from pathlib import Path
+
+    po = Path(__file__).resolve().parents[2] / "locale/it/LC_MESSAGES/django.po"
+    entries = po.read_text(encoding="utf-8").split("\n\n")[1:]  # the first is the header
+    fuzzy = [e for e in entries if "#, fuzzy" in e]
+    untranslated = [e for e in entries if re.search(r'^msgstr(\[\d\])? ""$(?!\n")', e, re.M)]
+    assert not fuzzy
+    assert not untranslated
