@@ -172,7 +172,7 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
     measured.write_text("\n".join(paths[len(paths) // 10 :]) + "\n")
     save = ("HX-Request: true", f"X-CSRFToken: {phone.cookies['csrftoken']}")
     save += ("Content-Type: application/x-www-form-urlencoded",)
-    number, threads = str(pool["number"]), str(WRK_THREADS)
+    number, threads, revision = str(pool["number"]), str(WRK_THREADS), str(pool["revision"])
     ok, not_modified = ("check", "200"), ("check", "304")
     matches = f"{FINISHED:,} finished matches"
     return [
@@ -187,11 +187,11 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
         ),
         Endpoint(
             "save",
-            f"save deal {number} (HTMX), answered with the sheet",
+            f"save deal {number} (HTMX), answered with what changed",
             paths[0],
             (cookie, *save),
-            ("save", str(measured), number, threads),
-            ("save", str(warm), number, threads),
+            ("save", str(measured), number, threads, revision),
+            ("save", str(warm), number, threads, revision),
         ),
         Endpoint("table", f"table page, {matches}", f"/t/{club['viewer']}/", (cookie,), ok),
         Endpoint("stats", f"stats page, {matches}", f"/t/{club['viewer']}/stats", (cookie,), ok),

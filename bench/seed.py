@@ -250,7 +250,12 @@ def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int)
     return {
         "club": {**links(club), "sheet": sheet.pk, "sheet_deals": len(long_deals)},
         "small": {**links(small), "sheet": small_sheet.pk, "sheet_deals": 1},
-        "pool": {**links(pool), "matches": [m.pk for m in pool_matches], "number": 18},
+        "pool": {
+            **links(pool),
+            "matches": [m.pk for m in pool_matches],
+            "number": 18,
+            "revision": pool_matches[0].revision,
+        },
         "phones": phones,
         "archive": {**links(archive), "deals": Deal.objects.filter(match__table=archive).count()},
     }

@@ -1,7 +1,9 @@
 -- One endpoint under load, for bench/run.py. Arguments after wrk's "--":
 --   check STATUS                  every answer must have this status
---   save FILE NUMBER THREADS      POST deal NUMBER to a match of its own per request, the sheet
---                                 URLs read from FILE and shared out among the THREADS threads;
+--   save FILE NUMBER THREADS REVISION
+--                                 POST deal NUMBER to a match of its own per request, the sheet
+--                                 URLs read from FILE and shared out among the THREADS threads,
+--                                 from the entry form of a sheet at REVISION (as a phone does);
 --                                 an answer must be 200 and say the deal was saved; a thread
 --                                 that has used up its URLs counts each further request as
 --                                 "exhausted" (and its answer as bad: the deal is taken)
@@ -21,7 +23,7 @@ function init(args)
     expected = tonumber(args[2])
     return
   end
-  number = args[3]
+  number, revision = args[3], args[5]
   paths = {}
   local every, line_number = tonumber(args[4]), 0
   for line in io.lines(args[2]) do
@@ -43,7 +45,7 @@ function request()
   local path = paths[math.min(sent, #paths)]
   local body = "number=" .. number .. "&key=wrk-" .. id .. "-" .. sent
     .. "&kind=normal&card_points_0=6&card_points_1=5&declared_points_0=0&declared_points_1=0"
-    .. "&typing=0"
+    .. "&typing=0&revision=" .. revision
   return wrk.format("POST", path .. "deals", nil, body)
 end
 

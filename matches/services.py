@@ -59,8 +59,12 @@ class NameTaken(ServiceError):
 
 @dataclass(frozen=True)
 class Recorded:
+    """What record_deal did. A new deal comes with the match as it now stands, and its outcome."""
+
     deal: Deal
     created: bool
+    match: Match | None = None
+    outcome: rules.Outcome | None = None
 
 
 # --- Tables and players -------------------------------------------------------
@@ -192,7 +196,10 @@ def _touch(match: Match, totals: tuple[int, int] | None = None, **fields) -> Non
     if totals is not None:
         fields.update(total_0=totals[0], total_1=totals[1])
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
-    match.refresh_from_db(fields=["revision", *fields])
+    # The row is locked (see _lock): nobody else changed the revision since it was read.
+    match.revision += 1
+    for name, value in fields.items():
+        setattr(match, name, value)
 
 
 def _deals(match: Match) -> list[Deal]:
@@ -206,31 +213,40 @@ def _open(match: Match) -> None:
 
 @transaction.atomic
 def record_deal(
-    *, match: Match, number: int, entry: rules.DealEntry, idempotency_key: str = "", by: str = ""
+    *,
+    match: Match,
+    number: int,
+    entry: rules.DealEntry,
+    idempotency_key: str = "",
+    by: str = "",
+    sides: Sequence[Side] | None = None,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made.
     Another phone's deal already at `number` raises DealConflict; nothing is written.
+    `sides`, when the caller has them, spares reading them again: their names are in messages.
     """
     match = _lock(match)
+    deals = _deals(match)
     if idempotency_key:
-        done = match.deals.filter(idempotency_key=idempotency_key).first()
+        done = next((deal for deal in deals if deal.idempotency_key == idempotency_key), None)
         if done is not None:
             return Recorded(done, created=False)
     _open(match)
-    deals = _deals(match)
     if number <= len(deals):
         raise DealConflict(deals[number - 1])
     if number != len(deals) + 1:
         raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
-    scored = rules.check_deal(
-        match.match_rules(),
-        [deal.entry() for deal in deals],
-        entry,
+    # Every deal so far and the new one: an error can only be the new deal's (the others
+    # were checked when they were stored), and the outcome is what the sheet shows next.
+    outcome = rules.evaluate(
+        match.match_rules(sides),
+        [*(deal.entry() for deal in deals), entry],
         first_dealer=match.first_dealer,
         seat_count=match.seat_count,
     )
+    scored = outcome.deals[-1]
     deal = Deal.objects.create(
         match=match,
         number=number,
@@ -238,8 +254,8 @@ def record_deal(
         **_deal_fields(entry, scored.points),
     )
     _log(match, Action.DEAL_RECORDED, by, deal_number=number, new=deal.values())
-    _touch(match, totals=scored.totals)
-    return Recorded(deal, created=True)
+    _touch(match, totals=outcome.totals)
+    return Recorded(deal, created=True, match=match, outcome=outcome)
 
 
 def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:

@@ -25,6 +25,10 @@ _STATE_SQL = (
 )
 
 
+def _outcome_key(match: Match) -> str:
+    return f"outcome:{match.pk}:{match.revision}"
+
+
 @dataclass(frozen=True)
 class Row:
     number: int
@@ -38,8 +42,23 @@ class Row:
     totals: tuple[int, int]
 
 
-def _sides(match: Match) -> list[Side]:
+def load_sides(match: Match) -> list[Side]:
+    """Both sides with their players: the sheet names who deals."""
     return list(match.sides.select_related("first_player", "second_player"))
+
+
+def load_match(token: str, match_id: int) -> tuple[Match, list[Side]] | None:
+    """A match seen through its table's view link, with its table and both sides: one query."""
+    sides = list(
+        Side.objects.select_related("match__table", "first_player", "second_player")
+        .filter(match_id=match_id, match__table__viewer_token=token)
+        .order_by("position")
+    )
+    if not sides:
+        return None
+    match = sides[0].match
+    sides[1].match = match
+    return match, sides
 
 
 def seat_names(sides: list[Side]) -> list[str]:
@@ -73,18 +92,26 @@ class Sheet:
     can_score: bool
 
     @classmethod
-    def load(cls, match: Match, *, can_score: bool) -> "Sheet":
+    def load(cls, match: Match, *, can_score: bool, sides: list[Side] | None = None) -> "Sheet":
         """The sheet of a match at its current revision.
 
         The rules' outcome is kept in the cache under the revision, which every change bumps:
         several phones showing the same sheet score it once, and no server keeps a stale one.
         """
-        sides = _sides(match)
-        key = f"outcome:{match.pk}:{match.revision}"
-        outcome = cache.get(key)
+        sides = sides if sides is not None else load_sides(match)
+        outcome = cache.get(_outcome_key(match))
         if outcome is None:
-            outcome = match.outcome(list(match.deals.order_by("number")), sides)
-            cache.set(key, outcome, timeout=24 * 3600)
+            return cls.scored(
+                match, sides, match.outcome(list(match.deals.order_by("number")), sides), can_score
+            )
+        return cls(match, sides, outcome, can_score)
+
+    @classmethod
+    def scored(
+        cls, match: Match, sides: list[Side], outcome: rules.Outcome, can_score: bool
+    ) -> "Sheet":
+        """The sheet of an outcome just scored (by a write, say), kept for the next phone."""
+        cache.set(_outcome_key(match), outcome, timeout=24 * 3600)
         return cls(match, sides, outcome, can_score)
 
     @staticmethod
@@ -236,13 +263,13 @@ def sheet_page(
     """The whole sheet page, drawn once per revision and shared by every phone that opens it.
 
     It is drawn with stand-ins for what must differ per request (the CSRF token, the CSP nonce,
-    the new deal's idempotency key), which are put in afterwards. `load()` gives the match,
+    the new deal's idempotency key), which are put in afterwards. `load()` gives the Sheet,
     read only when the page must be drawn.
     """
     key = f"sheet-page:{match_id}:{revision}:{token}:{get_language()}:{int(can_score)}"
     page = cache.get(key)
     if page is None:
-        sheet = Sheet.load(load(), can_score=can_score)
+        sheet = load()
         context = sheet.context(request=request, key=_PER_REQUEST["key"])
         context.update(csrf_token=_PER_REQUEST["csrf_token"], csp_nonce=_PER_REQUEST["csp_nonce"])
         page = render_to_string("matches/match.html", context, request=request)

@@ -28,7 +28,7 @@ from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from matches import exports, rules, services
 from matches.forms import (
@@ -45,7 +45,7 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Table
-from matches.sheet import Sheet, history, sheet_page
+from matches.sheet import Sheet, history, load_match, sheet_page
 from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -104,6 +104,23 @@ def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = Fa
     if scorer and not can_score(request, match.table):
         raise PermissionDenied
     return match
+
+
+def _match_and_sides(
+    request: HttpRequest, token: str, match_id: int, *, scorer: bool = False
+) -> tuple[Match, list]:
+    """As _match, with both sides and their players read in the same query."""
+    found = load_match(token, match_id)
+    if found is None:
+        raise Http404
+    if scorer and not can_score(request, found[0].table):
+        raise PermissionDenied
+    return found
+
+
+def _sheet(request: HttpRequest, token: str, match_id: int, scorer: bool) -> Sheet:
+    match, sides = _match_and_sides(request, token, match_id)
+    return Sheet.load(match, can_score=scorer, sides=sides)
 
 
 def _posted(request: HttpRequest):
@@ -317,21 +334,42 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _sheet_response(
-    request, match, *, form=None, notice=None, status=200, fresh=True
+    request, match, *, form=None, notice=None, status=200, sheet=None
 ) -> HttpResponse:
     """The sheet, whole or as the fragment HTMX swaps in.
 
-    After a write the match is read again: the service bumped its revision, which keys the
-    ETag and the cached parts of the sheet.
+    Unless a `sheet` just scored is given, the match is read again: a write (this phone's or
+    another's) bumped its revision, which keys the ETag and the cached parts of the sheet.
     """
-    if fresh:
+    if sheet is None:
         match.refresh_from_db()
-    sheet = Sheet.load(match, can_score=can_score(request, match.table))
+        sheet = Sheet.load(match, can_score=can_score(request, match.table))
     context = sheet.context(form=form, notice=notice, request=request)
     template = "matches/match.html#sheet" if request.htmx else "matches/match.html"
     response = render(request, template, context, status=status)
     response["ETag"] = sheet.etag(request)
     return response
+
+
+def _saved(request: HttpRequest, recorded: services.Recorded, sides, table) -> HttpResponse:
+    """HTMX's answer to a new deal.
+
+    When the phone was showing the sheet just as it stood before this deal (the revision it
+    posted is the one the deal replaced), only what the deal changes is sent: the entry form
+    for the next deal, the notice, the totals, the new row and the chart. Otherwise, or when
+    the page must change shape (the first deal, a decided match), the whole sheet.
+    """
+    match = recorded.match
+    match.table = table
+    sheet = Sheet.scored(match, sides, recorded.outcome, can_score=True)
+    notice = {"saved": recorded.deal.number}
+    shown = request.POST.get("revision") == str(match.revision - 1)
+    if not (shown and sheet.open_for_deals and recorded.deal.number > 1):
+        return _sheet_response(request, match, notice=notice, sheet=sheet)
+    context = sheet.context(notice=notice, request=request)
+    context["new_row"] = sheet.rows()[-1]
+    response = render(request, "matches/match.html#saved", context)
+    return retarget(reswap(response, "outerHTML"), "#entry")
 
 
 @table_page
@@ -348,18 +386,17 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if request.headers.get("If-None-Match", "").removeprefix("W/") == etag:
         response = HttpResponseNotModified()
     elif request.htmx and request.GET.get("poll"):
-        sheet = Sheet.load(_match(request, token, match_id), can_score=scorer)
+        sheet = _sheet(request, token, match_id, scorer)
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
     elif request.htmx or request.GET:
         saved = request.GET.get("saved", "")
         notice = {"saved": int(saved)} if saved.isdigit() else None
-        return _sheet_response(
-            request, _match(request, token, match_id), notice=notice, fresh=False
-        )
+        sheet = _sheet(request, token, match_id, scorer)
+        return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:
         page = sheet_page(
             request,
-            lambda: _match(request, token, match_id),
+            lambda: _sheet(request, token, match_id, scorer),
             token=token,
             match_id=match_id,
             revision=revision,
@@ -389,8 +426,7 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
 @table_page
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    match = _match(request, token, match_id, scorer=True)
-    sides = match.sides.all()
+    match, sides = _match_and_sides(request, token, match_id, scorer=True)
     form = DealForm(
         request.POST,
         side_names=tuple(s.name for s in sides),
@@ -406,6 +442,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
                 entry=form.cleaned_data["entry"],
                 idempotency_key=form.cleaned_data["key"],
                 by=_by(request),
+                sides=sides,
             )
         except rules.DealInvalid as invalid:
             add_rule_errors(form, invalid)
@@ -416,10 +453,12 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:
-            url = reverse("match", args=[token, match.pk]) + f"?saved={recorded.deal.number}"
-            if request.htmx:
-                return _sheet_response(request, match, notice={"saved": recorded.deal.number})
-            return redirect(url)
+            number = recorded.deal.number
+            if not request.htmx:
+                return redirect(reverse("match", args=[token, match.pk]) + f"?saved={number}")
+            if recorded.created:
+                return _saved(request, recorded, sides, match.table)
+            return _sheet_response(request, match, notice={"saved": number})
     return _sheet_response(request, match, form=form)
 
 

@@ -28,6 +28,7 @@ def create_table_and_match(page, *, line="21", tie_rule=None, pair=True):
         page.get_by_label(tie_rule).check()
     page.get_by_role("button", name="Start match").click()
     expect(page.get_by_role("heading", name="Deal 1")).to_be_visible()
+    page.wait_for_load_state("load")  # the sheet's script listens before anything is typed
 
 
 def enter_deal(page, a, da="", db="", kind=None, side=None):
@@ -195,3 +196,43 @@ def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
     phone.wait_for_timeout(500)
     assert phone.locator("#id_card_points_0").input_value() == "7"
     assert phone.locator("#id_card_points_1").input_value() == "4"
+
+
+def test_a_save_answered_with_its_changes_only_leaves_the_sheet_whole(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 6)  # the first deal draws the deals table
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.locator("#id_card_points_0").fill("8")
+    phone.locator("#id_declared_points_1").fill("3")
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator("#saved")).to_be_focused()
+    assert phone.locator("#saved").inner_text().startswith("Deal 2 saved.")
+    # The new row is in the table, after the first, with the running totals.
+    assert phone.locator("#deal-rows tr").evaluate_all("rows => rows.map(r => r.id)") == [
+        "deal-1",
+        "deal-2",
+    ]
+    expect(phone.locator("#deal-2 .run")).to_have_text("14\u201311")
+    assert totals(phone) == ["14", "11"]
+    expect(phone.locator("#live .next-dealer")).to_contain_text("Deal 3")
+    points = phone.locator("#chart .trace-0").get_attribute("points").split()
+    assert len(points) == 3  # the start and two deals
+    # A fresh form for deal 3: nothing typed is left, the sheet's revision is the new one.
+    expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
+    assert phone.locator("#id_card_points_0").input_value() == ""
+    assert phone.locator("#id_declared_points_1").input_value() == ""
+    assert phone.locator("#typing").input_value() == "0"
+    revision = Match.objects.get().revision
+    assert phone.locator("input[name=revision]").input_value() == str(revision)
+    # The next poll draws the same sheet: nothing doubled, nothing lost.
+    phone.evaluate(
+        "htmx.ajax('GET', location.pathname + '?poll=1&typing=0', "
+        "{target: '#live', swap: 'outerHTML'})"
+    )
+    phone.wait_for_timeout(500)
+    assert phone.locator("#deal-rows tr").count() == 2
+    assert totals(phone) == ["14", "11"]
+    # Undo, from the notice, takes the deal back off.
+    phone.locator("#saved").get_by_role("button", name="Undo").click()
+    expect(phone.locator("#deal-2")).to_have_count(0)
+    assert Deal.objects.count() == 1

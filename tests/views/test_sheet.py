@@ -2,6 +2,7 @@ import re
 
 import pytest
 
+from matches import rules, services
 from matches.models import Change, Deal
 from tests.views.conftest import deal_data
 
@@ -257,3 +258,60 @@ def test_a_shared_sheet_page_is_drawn_again_after_a_change(scorer, sheet_url, de
     assert 'id="deal-1"' not in scorer.get(sheet_url, **EN).content.decode()
     scorer.post(deal_url, deal_data(), **HX)
     assert 'id="deal-1"' in scorer.get(sheet_url, **EN).content.decode()
+
+
+def _shown_revision(html: str) -> str:
+    return re.search(r'name="revision" value="(\d+)"', html).group(1)
+
+
+def test_a_save_from_the_sheet_as_it_stood_answers_only_what_changed(
+    scorer, match, sheet_url, deal_url, worked
+):
+    shown = _shown_revision(scorer.get(sheet_url, **EN).content.decode())
+    response = scorer.post(
+        deal_url, deal_data(number=2, a="6", b="5", da="0", revision=shown), **HX
+    )
+    html = response.content.decode()
+    assert response["HX-Retarget"] == "#entry"
+    assert response["HX-Reswap"] == "outerHTML"
+    assert html.lstrip().startswith('<section id="entry"')  # swapped in place of the form
+    assert "<h2>Deal 3</h2>" in html
+    assert _shown_revision(html) == str(match.revision + 2)  # two deals since the factory
+    assert '<div id="notices" hx-swap-oob="true">' in html and "Deal 2 saved." in html
+    assert '<section id="live" aria-live="polite" hx-swap-oob="true"' in html
+    assert re.search(r'class="total">17<', html) and re.search(r'class="total">8<', html)
+    # Only the new row, appended to the table the phone shows; and the chart drawn again.
+    assert '<tbody hx-swap-oob="beforeend:#deal-rows">' in html
+    assert 'id="deal-2"' in html and 'id="deal-1"' not in html
+    assert '<figure class="chart" id="chart" hx-swap-oob="true">' in html
+    assert '<div id="sheet">' not in html
+
+
+@pytest.mark.parametrize(
+    "why",
+    ["first deal", "stale revision", "no revision", "decided"],
+)
+def test_a_save_answers_the_whole_sheet_when_the_phone_may_show_something_else(
+    scorer, match, sheet_url, deal_url, why
+):
+    number, data = 1, {}
+    if why != "first deal":
+        services.record_deal(
+            match=match,
+            number=1,
+            entry=rules.DealEntry(card_points=(8, 3), declared_points=(3, 0)),
+        )
+        number = 2
+    shown = _shown_revision(scorer.get(sheet_url, **EN).content.decode())
+    if why == "stale revision":
+        data["revision"] = str(int(shown) - 1)  # another phone changed the sheet meanwhile
+    elif why != "no revision":
+        data["revision"] = shown
+    if why == "decided":
+        data.update(da="4")  # 11 + 8 + 4 = 23: past the line of 21
+    response = scorer.post(deal_url, deal_data(number=number, **data), **HX)
+    html = response.content.decode()
+    assert "HX-Retarget" not in response
+    assert html.lstrip().startswith('<div id="sheet">')
+    assert f'id="deal-{number}"' in html and f"Deal {number} saved." in html
+    assert Deal.objects.filter(match=match).count() == number
