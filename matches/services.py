@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import batched
 
-from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches import exports, rules
+from matches.db import atomic
 from matches.models import (
     Action,
     Change,
@@ -70,7 +70,7 @@ class Recorded:
 # --- Tables and players -------------------------------------------------------
 
 
-@transaction.atomic
+@atomic
 def create_table(*, name: str) -> Table:
     return Table.objects.create(name=name.strip())
 
@@ -79,7 +79,7 @@ def table_for_scorer_link(*, token: str) -> Table | None:
     return Table.objects.filter(scorer_token=token).first()
 
 
-@transaction.atomic
+@atomic
 def rotate_link(*, table: Table, which: str) -> Table:
     """A new scorer or view-only link; the old one stops working at once."""
     field = {"scorer": "scorer_token", "viewer": "viewer_token"}[which]
@@ -92,7 +92,7 @@ def _same_name(table: Table, name: str, *, exclude: int | None = None) -> bool:
     return table.players.filter(name__iexact=name).exclude(pk=exclude).exists()
 
 
-@transaction.atomic
+@atomic
 def add_player(*, table: Table, name: str) -> Player:
     name = name.strip()
     if _same_name(table, name):
@@ -100,7 +100,7 @@ def add_player(*, table: Table, name: str) -> Player:
     return Player.objects.create(table=table, name=name)
 
 
-@transaction.atomic
+@atomic
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
     if _same_name(player.table, name, exclude=player.pk):
@@ -128,7 +128,7 @@ def default_side_name(players: Sequence[str]) -> str:
     return " & ".join(name.strip() for name in players)
 
 
-@transaction.atomic
+@atomic
 def start_match(
     *,
     table: Table,
@@ -183,7 +183,7 @@ def _log(match: Match, action: str, by: str, **values) -> None:
 def _lock(match: Match) -> Match:
     """The match row, locked until the transaction ends.
 
-    PostgreSQL takes a row lock; SQLite's IMMEDIATE transactions already serialise writers.
+    PostgreSQL takes a row lock; on SQLite writers take turns (see matches.db).
     """
     return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
@@ -211,7 +211,7 @@ def _open(match: Match) -> None:
         raise MatchClosed(_("This match is finished. Reopen it to change it."))
 
 
-@transaction.atomic
+@atomic
 def record_deal(
     *,
     match: Match,
@@ -271,7 +271,7 @@ def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:
     }
 
 
-@transaction.atomic
+@atomic
 def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "") -> Deal:
     """Change a recorded deal; the whole match is scored again.
 
@@ -310,7 +310,7 @@ def _store_scores(deals: Sequence[Deal], result: rules.Outcome) -> None:
                 setattr(row, key, value)
 
 
-@transaction.atomic
+@atomic
 def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
     """Delete the last deal, naming it: a deal another phone just added is never hit."""
     match = _lock(match)
@@ -327,7 +327,7 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
     _touch(match, totals=match.outcome(deals).totals)
 
 
-@transaction.atomic
+@atomic
 def end_match(*, match: Match, by: str = "") -> Match:
     """Bank the result; only once the rules say the match is decided."""
     match = _lock(match)
@@ -355,7 +355,7 @@ def end_match(*, match: Match, by: str = "") -> Match:
     return match
 
 
-@transaction.atomic
+@atomic
 def reopen_match(*, match: Match, by: str = "") -> Match:
     match = _lock(match)
     if not match.is_finished:
@@ -366,7 +366,7 @@ def reopen_match(*, match: Match, by: str = "") -> Match:
     return match
 
 
-@transaction.atomic
+@atomic
 def rematch(*, match: Match, by: str = "") -> Match:
     """A new match: same sides and settings, the next seat deals first."""
     sides = list(match.sides.select_related("first_player", "second_player"))
@@ -382,7 +382,7 @@ def rematch(*, match: Match, by: str = "") -> Match:
     )
 
 
-@transaction.atomic
+@atomic
 def change_settings(
     *, match: Match, line: int, tie_rule: str, claims_allowed: bool, by: str = ""
 ) -> Match:
@@ -407,7 +407,7 @@ def change_settings(
     return match
 
 
-@transaction.atomic
+@atomic
 def import_table(*, document: dict) -> Table:
     """A new table, with new links, from a JSON export (see docs/export-format.md).
 

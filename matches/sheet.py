@@ -134,7 +134,7 @@ class Sheet:
             int(can_score),
             get_language(),
             int(bool(request.htmx)),
-            request.GET.urlencode(),
+            request.META.get("QUERY_STRING", ""),
         ]
         digest = hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()
         return f'"{digest}"'

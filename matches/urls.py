@@ -5,6 +5,8 @@ from matches import views
 match = "t/<str:token>/m/<int:match_id>/"
 
 urlpatterns = [
+    # First: every phone at a table polls the sheet every few seconds.
+    path(match, views.match, name="match"),
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("offline", views.offline, name="offline"),
@@ -26,7 +28,6 @@ urlpatterns = [
     re_path(
         r"^t/(?P<token>[^/]+)/export\.(?P<fmt>csv|json)$", views.export_table, name="export_table"
     ),
-    path(match, views.match, name="match"),
     path(match + "deals", views.record_deal, name="record_deal"),
     path(match + "deals/<int:number>/edit", views.edit_deal, name="edit_deal"),
     path(match + "deals/<int:number>/delete", views.delete_deal, name="delete_deal"),

@@ -1,0 +1,66 @@
+"""How a service opens its write transaction: `@atomic`.
+
+On SQLite one writer at a time holds the database; the others poll its lock with growing
+sleeps (1, 2, 5 ... 100 ms), so under load a save can wait most of a second for a lock freed
+long before. Here writers queue instead: on a thread lock within a process and on an flock
+of a file beside the database between processes, so the next writer goes in the moment the
+last one commits. PostgreSQL takes row locks (see services._lock) and needs none of this.
+"""
+
+import fcntl
+import functools
+import os
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.db import connection, transaction
+
+_in_process = threading.RLock()
+_held = 0  # how deep the thread holding _in_process is in nested services
+_lock_files: dict[tuple[int, Path], object] = {}  # by process: a forked worker opens its own
+
+
+def _lock_path() -> Path | None:
+    name = str(connection.settings_dict["NAME"])
+    if name == ":memory:" or name.startswith("file:"):
+        return None  # an in-memory database lives in one process
+    return Path(f"{name}.writers.lock")
+
+
+def _file(path: Path):
+    key = (os.getpid(), path)
+    if key not in _lock_files:
+        _lock_files[key] = open(path, "a")  # noqa: SIM115 (kept open for the process's life)
+    return _lock_files[key]
+
+
+@contextmanager
+def one_writer():
+    """Wait for this process's and then the other processes' writers, on SQLite only."""
+    global _held
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with _in_process:
+        path = _lock_path() if _held == 0 else None
+        if path is not None:
+            fcntl.flock(_file(path), fcntl.LOCK_EX)
+        _held += 1
+        try:
+            yield
+        finally:
+            _held -= 1
+            if path is not None:
+                fcntl.flock(_file(path), fcntl.LOCK_UN)
+
+
+def atomic(service):
+    """`transaction.atomic`, entered once it is this writer's turn."""
+
+    @functools.wraps(service)
+    def run(*args, **kwargs):
+        with one_writer(), transaction.atomic():
+            return service(*args, **kwargs)
+
+    return run

@@ -1,0 +1,80 @@
+"""On SQLite, writers queue for their turn instead of polling the database's lock."""
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from matches import db
+
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="PostgreSQL writers lock rows instead"
+)
+
+
+def test_a_second_thread_waits_until_the_first_writer_is_done():
+    order: list[str] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def first():
+        with db.one_writer():
+            order.append("first in")
+            inside.set()
+            release.wait(5)
+            order.append("first out")
+
+    def second():
+        inside.wait(5)
+        with db.one_writer():
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    inside.wait(5)
+    time.sleep(0.2)
+    assert order == ["first in"]
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["first in", "first out", "second in"]
+
+
+def test_a_writer_in_another_process_is_waited_for():
+    holder = (
+        "import fcntl, sys, time\n"
+        "f = open(sys.argv[1], 'a')\n"
+        "fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        "time.sleep(0.5)\n"
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", holder, str(db._lock_path())], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert other.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with db.one_writer():
+            waited = time.monotonic() - started
+    finally:
+        other.wait(5)
+    assert waited >= 0.3
+
+
+def test_nested_services_do_not_wait_for_themselves():
+    with db.one_writer(), db.one_writer():
+        pass
+    # Released: a writer in another thread gets in at once.
+    entered = threading.Event()
+
+    def writer():
+        with db.one_writer():
+            entered.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert entered.wait(2)
+    thread.join()
