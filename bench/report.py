@@ -176,8 +176,10 @@ compare each view with the floor measured just before it.
   106, ..., 253 to 253. Legal, and the heaviest sheet a table can have, not a usual one.
 - **Latency**: `wrk {setup["wrk"]}`, a closed loop with as many connections as the server
   has threads, one view at a time, as a scorer who joined the table (Italian, the default
-  language). Requests/s, p50 and p99 are wrk's. The **floor** is `GET /floor`, a constant
-  answer through the whole middleware stack. Each view runs {rounds} rounds after {warm_s} s of
+  language). Every request comes on a new connection (`Connection: close`), as a phone's do:
+  it polls every 3 s, and gunicorn keeps an idle connection for 2 s. Requests/s, p50 and
+  p99 are wrk's. The **floor** is `GET /floor`, a constant answer through the whole
+  middleware stack. Each view runs {rounds} rounds after {warm_s} s of
   warm-up; a round is {floor_s} s of the floor then {view_s} s of the view, and the view's p50
   is divided by that floor's p50, so that a busy moment on the machine weighs on both alike.
   The round with the median ratio is the view's figure ("every round" lists all of them).

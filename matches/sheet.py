@@ -126,12 +126,16 @@ class Sheet:
             return cursor.fetchone()
 
     @staticmethod
-    def etag_for(match_id: int, revision: int, request: HttpRequest, can_score: bool) -> str:
-        """Changes with the match's revision and with whatever else changes the answer."""
+    def etag_for(match_id: int, revision: int, request: HttpRequest, scorer_token: str) -> str:
+        """Changes with the match's revision and with whatever else changes the answer.
+
+        `scorer_token` is the table's scorer link for a phone that may score, else "": a new
+        scorer link changes every scorer's ETag, so none is told "unchanged" once it may not.
+        """
         parts = [
             match_id,
             revision,
-            int(can_score),
+            scorer_token,
             get_language(),
             int(bool(request.htmx)),
             request.META.get("QUERY_STRING", ""),
@@ -139,8 +143,24 @@ class Sheet:
         digest = hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()
         return f'"{digest}"'
 
+    @classmethod
+    def unchanged(
+        cls, request: HttpRequest, match_id: int, revision: int, scorer_tokens: tuple[str, ...]
+    ) -> str | None:
+        """The ETag the phone sent (If-None-Match) if it is still the sheet's for one of the
+        roles given by their `scorer_token` (see etag_for); None when the sheet has changed.
+        Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
+        """
+        sent = request.headers.get("If-None-Match", "").removeprefix("W/")
+        if sent and any(
+            sent == cls.etag_for(match_id, revision, request, token) for token in scorer_tokens
+        ):
+            return sent
+        return None
+
     def etag(self, request: HttpRequest) -> str:
-        return self.etag_for(self.match.pk, self.match.revision, request, self.can_score)
+        token = self.match.table.scorer_token if self.can_score else ""
+        return self.etag_for(self.match.pk, self.match.revision, request, token)
 
     @property
     def side_names(self) -> tuple[str, str]:

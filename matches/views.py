@@ -380,12 +380,21 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     revision, table_id, scorer_token = state
-    scorer = _joined_with(request, table_id, scorer_token)
-    etag = Sheet.etag_for(match_id, revision, request, scorer)
-    # Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
-    if request.headers.get("If-None-Match", "").removeprefix("W/") == etag:
+    if request.htmx:
+        # A poll's ETag comes from the page polling, drawn for this phone as a viewer or as a
+        # scorer; joining loads a new page and a new scorer link changes a scorer's ETag. So
+        # an ETag of either role still current says "unchanged" without reading the session.
+        roles = ("", scorer_token)
+    else:  # the browser's own cache may hold a page drawn before the phone joined
+        roles = (scorer_token if _joined_with(request, table_id, scorer_token) else "",)
+    etag = Sheet.unchanged(request, match_id, revision, roles)
+    if etag is not None:
         response = HttpResponseNotModified()
-    elif request.htmx and request.GET.get("poll"):
+        response["ETag"] = etag
+        return response
+    scorer = _joined_with(request, table_id, scorer_token)
+    etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
+    if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
     elif request.htmx or request.GET:

@@ -137,7 +137,14 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Per process, and every key names the match revision it was drawn at, so nothing stale is
+# ever served. Room for the sheets of a busy evening; the oldest make way (a third at a time).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": 3000},
+    }
+}
 # New tables per client address per hour: a script cannot fill the database.
 TABLES_PER_HOUR = env_int("DJANGO_TABLES_PER_HOUR", 30)
 

@@ -1,9 +1,12 @@
 import re
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from matches import rules, services
 from matches.models import Change, Deal
+from tests.factories import MatchFactory
 from tests.views.conftest import deal_data
 
 pytestmark = pytest.mark.django_db
@@ -315,3 +318,54 @@ def test_a_save_answers_the_whole_sheet_when_the_phone_may_show_something_else(
     assert html.lstrip().startswith('<div id="sheet">')
     assert f'id="deal-{number}"' in html and f"Deal {number} saved." in html
     assert Deal.objects.filter(match=match).count() == number
+
+
+def test_a_poll_is_told_unchanged_as_viewer_or_scorer_until_the_scorer_link_changes(
+    scorer, match, sheet_url, worked
+):
+    viewer = Client()
+    viewer_etag = viewer.get(sheet_url + "?poll=1", **HX)["ETag"]
+    scorer_etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
+    assert viewer_etag != scorer_etag
+    for phone, etag in ((viewer, viewer_etag), (scorer, scorer_etag)):
+        assert phone.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    services.rotate_link(table=match.table, which="scorer")
+    # The old scorer link no longer scores: its phone is shown the sheet as a viewer sees it.
+    answer = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=scorer_etag, **HX)
+    assert answer.status_code == 200
+    assert 'id="deal-form"' not in answer.content.decode()
+    assert answer["ETag"] == viewer_etag
+    assert (
+        viewer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=viewer_etag, **HX).status_code == 304
+    )
+
+
+def test_a_page_cached_before_joining_is_drawn_again_for_the_scorer(client, match, sheet_url):
+    page = client.get(sheet_url, **EN)
+    assert 'id="deal-form"' not in page.content.decode()
+    client.post(reverse("join", args=[match.table.scorer_token]), {"label": "Dino's phone"})
+    again = client.get(sheet_url, HTTP_IF_NONE_MATCH=page["ETag"], **EN)
+    assert again.status_code == 200
+    assert 'id="deal-form"' in again.content.decode()
+
+
+def _entry(html: str) -> str:
+    return html[html.index('<section id="entry"') : html.index("</section>", html.index("entry"))]
+
+
+def test_the_blank_entry_form_kept_for_a_match_follows_its_claims_language_and_sides(
+    scorer, match, sheet_url
+):
+    english = _entry(scorer.get(sheet_url, **EN).content.decode())
+    assert 'value="claim"' not in english and "Card points" in english
+    assert "Alice &amp; Carla" in english
+    services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=True)
+    again = _entry(scorer.get(sheet_url, **EN).content.decode())
+    assert 'value="claim"' in again
+    italian = _entry(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it").content.decode())
+    assert "Punti carte" in italian and "Card points" not in italian
+    # Another match of the table, with other sides, has its own.
+    other = MatchFactory(table=match.table, sides=[["Elio"], ["Fede"]], players_per_side=1)
+    url = reverse("match", args=[match.table.viewer_token, other.pk])
+    elsewhere = _entry(scorer.get(url, **EN).content.decode())
+    assert "Elio" in elsewhere and "Alice &amp; Carla" not in elsewhere
