@@ -36,7 +36,7 @@ PYTHON = sys.executable
 COMMAND = "make bench"
 
 # The server as `make serve` runs it: the entrypoint's defaults, two workers per core.
-WORKERS, THREADS = 2 * (os.cpu_count() or 1), 2
+WORKERS, THREADS = min(2 * len(os.sched_getaffinity(0)), 8), 2
 # wrk: a closed loop with as many connections as the server has threads, one view at a time,
 # in ROUNDS rounds of the floor view then the view; the round with the median ratio is kept.
 WRK_THREADS, WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS, ROUNDS = 2, 4, 3, 1, 3

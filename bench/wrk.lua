@@ -3,7 +3,8 @@
 --   save FILE NUMBER THREADS REVISION
 --                                 POST deal NUMBER to a match of its own per request, the sheet
 --                                 URLs read from FILE and shared out among the THREADS threads,
---                                 from the entry form of a sheet at REVISION (as a phone does);
+--                                 from the entry form of a sheet at REVISION (as a phone does),
+--                                 answered with what the deal changed (HX-Retarget: #entry);
 --                                 an answer must be 200 and say the deal was saved; a thread
 --                                 that has used up its URLs counts each further request as
 --                                 "exhausted" (and its answer as bad: the deal is taken)
@@ -54,7 +55,9 @@ function response(status, headers, body)
   if mode == "check" then
     ok = status == expected
   else
+    -- Saved, and answered with what the deal changed (not the whole sheet).
     ok = status == 200 and body:find('id="saved"', 1, true) ~= nil
+      and (headers["HX-Retarget"] or headers["hx-retarget"]) == "#entry"
   end
   if ok then good = good + 1 else bad = bad + 1 end
 end

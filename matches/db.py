@@ -5,6 +5,9 @@ sleeps (1, 2, 5 ... 100 ms), so under load a save can wait most of a second for 
 long before. Here writers queue instead: on a thread lock within a process and on an flock
 of a file beside the database between processes, so the next writer goes in the moment the
 last one commits. PostgreSQL takes row locks (see services._lock) and needs none of this.
+
+Only services queue here. Any other write transaction (a management command outside the
+services, a shell) waits for SQLite's lock the old way: keep such transactions short.
 """
 
 import fcntl
@@ -23,9 +26,10 @@ _lock_files: dict[tuple[int, Path], object] = {}  # by process: a forked worker 
 
 def _lock_path() -> Path | None:
     name = str(connection.settings_dict["NAME"])
-    if name == ":memory:" or name.startswith("file:"):
+    if name == ":memory:" or "mode=memory" in name:
         return None  # an in-memory database lives in one process
-    return Path(f"{name}.writers.lock")
+    path = name.removeprefix("file:").split("?", 1)[0]
+    return Path(f"{path}.writers.lock")
 
 
 def _file(path: Path):

@@ -1,6 +1,6 @@
-"""A small fixed-window rate limit on Django's cache, per client address."""
+"""A small fixed-window rate limit per client address, on the cache every worker shares."""
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import HttpRequest
 
 
@@ -10,6 +10,7 @@ def client_address(request: HttpRequest) -> str:
 
 def allow(request: HttpRequest, scope: str, *, limit: int, window: int) -> bool:
     """True while this address has done `scope` at most `limit` times in the current window."""
+    cache = caches["limits"]
     key = f"limit:{scope}:{client_address(request)}"
     cache.add(key, 0, timeout=window)
     try:

@@ -84,6 +84,10 @@ def table_page(view):
         response = view(request, *args, **kwargs)
         response["X-Robots-Tag"] = "noindex, nofollow"
         patch_cache_control(response, private=True, no_cache=True)
+        if request.htmx:
+            # Never kept by the browser's cache: the sheet's script sends its own ETag, and a
+            # kept fragment could outlive the role (viewer, scorer) it was drawn for.
+            patch_cache_control(response, no_store=True)
         patch_vary_headers(response, ["HX-Request"])
         return response
 
@@ -351,21 +355,24 @@ def _sheet_response(
     return response
 
 
-def _saved(request: HttpRequest, recorded: services.Recorded, sides, table) -> HttpResponse:
-    """HTMX's answer to a new deal.
+def _saved(request: HttpRequest, recorded: services.Recorded, match: Match, sides) -> HttpResponse:
+    """HTMX's answer to a new deal; `match` and `sides` are as the view read them before.
 
     When the phone was showing the sheet just as it stood before this deal (the revision it
     posted is the one the deal replaced), only what the deal changes is sent: the entry form
     for the next deal, the notice, the totals, the new row and the chart. Otherwise, or when
     the page must change shape (the first deal, a decided match), the whole sheet.
     """
-    match = recorded.match
-    match.table = table
-    sheet = Sheet.scored(match, sides, recorded.outcome, can_score=True)
     notice = {"saved": recorded.deal.number}
-    shown = request.POST.get("revision") == str(match.revision - 1)
+    if recorded.match.revision != match.revision + 1:
+        # Another change (a renamed player, say) came in between: read it all again.
+        return _sheet_response(request, match, notice=notice)
+    saved = recorded.match
+    saved.table = match.table
+    sheet = Sheet.scored(saved, sides, recorded.outcome, can_score=True)
+    shown = request.POST.get("revision") == str(match.revision)
     if not (shown and sheet.open_for_deals and recorded.deal.number > 1):
-        return _sheet_response(request, match, notice=notice, sheet=sheet)
+        return _sheet_response(request, saved, notice=notice, sheet=sheet)
     context = sheet.context(notice=notice, request=request)
     context["new_row"] = sheet.rows()[-1]
     response = render(request, "matches/match.html#saved", context)
@@ -380,19 +387,23 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     revision, table_id, scorer_token = state
+    scorer = None
     if request.htmx:
-        # A poll's ETag comes from the page polling, drawn for this phone as a viewer or as a
-        # scorer; joining loads a new page and a new scorer link changes a scorer's ETag. So
-        # an ETag of either role still current says "unchanged" without reading the session.
+        # An HTMX request's ETag is the one the sheet's script kept from an earlier answer on
+        # this page (fragments are never stored by the browser: see table_page), drawn for
+        # this phone as a viewer or a scorer; joining loads a new page, and a new scorer link
+        # changes a scorer's ETag. So a current ETag of either role needs no session read.
         roles = ("", scorer_token)
     else:  # the browser's own cache may hold a page drawn before the phone joined
-        roles = (scorer_token if _joined_with(request, table_id, scorer_token) else "",)
+        scorer = _joined_with(request, table_id, scorer_token)
+        roles = (scorer_token if scorer else "",)
     etag = Sheet.unchanged(request, match_id, revision, roles)
     if etag is not None:
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
-    scorer = _joined_with(request, table_id, scorer_token)
+    if scorer is None:
+        scorer = _joined_with(request, table_id, scorer_token)
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
@@ -466,19 +477,18 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
             if not request.htmx:
                 return redirect(reverse("match", args=[token, match.pk]) + f"?saved={number}")
             if recorded.created:
-                return _saved(request, recorded, sides, match.table)
+                return _saved(request, recorded, match, sides)
             return _sheet_response(request, match, notice={"saved": number})
     return _sheet_response(request, match, form=form)
 
 
 def _count(request: HttpRequest, match: Match, form: DealForm) -> HttpResponse:
     """The "count the pile" helper: fill both sides' card points from one side's count."""
-    sides = tuple(s.name for s in match.sides.all())
-    count = CountForm(request.POST, side_names=sides)
+    count = CountForm(request.POST, side_names=form.side_names)
     data = request.POST.copy()
     if count.is_valid():
         data["card_points_0"], data["card_points_1"] = count.cleaned_data["card_points"]
-    form = DealForm(data, side_names=sides, claims_allowed=match.claims_allowed)
+    form = DealForm(data, side_names=form.side_names, claims_allowed=match.claims_allowed)
     form.errors.clear()  # not a save: only the count's own errors are shown
     return _sheet_response(request, match, form=form, notice={"count": count})
 

@@ -143,7 +143,12 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "OPTIONS": {"MAX_ENTRIES": 3000},
-    }
+    },
+    # Rate-limit counters must be shared by every worker process: files under var/.
+    "limits": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": VAR_DIR / "limits",
+    },
 }
 # New tables per client address per hour: a script cannot fill the database.
 TABLES_PER_HOUR = env_int("DJANGO_TABLES_PER_HOUR", 30)

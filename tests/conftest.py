@@ -13,9 +13,10 @@ def _plain_static_storage(settings):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with empty rate-limit counters."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for alias in ("default", "limits"):
+        caches[alias].clear()
     yield
 
 

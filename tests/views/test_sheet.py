@@ -350,7 +350,8 @@ def test_a_page_cached_before_joining_is_drawn_again_for_the_scorer(client, matc
 
 
 def _entry(html: str) -> str:
-    return html[html.index('<section id="entry"') : html.index("</section>", html.index("entry"))]
+    start = html.index('<section id="entry"')
+    return html[start : html.index("</section>", start)]
 
 
 def test_the_blank_entry_form_kept_for_a_match_follows_its_claims_language_and_sides(
@@ -369,3 +370,31 @@ def test_the_blank_entry_form_kept_for_a_match_follows_its_claims_language_and_s
     url = reverse("match", args=[match.table.viewer_token, other.pk])
     elsewhere = _entry(scorer.get(url, **EN).content.decode())
     assert "Elio" in elsewhere and "Alice &amp; Carla" not in elsewhere
+
+
+def test_fragments_are_never_kept_by_the_browser_cache(scorer, sheet_url, worked):
+    poll = scorer.get(sheet_url + "?poll=1", **HX)
+    assert "no-store" in poll["Cache-Control"]
+    page = scorer.get(sheet_url, **EN)
+    assert "no-store" not in page["Cache-Control"] and "no-cache" in page["Cache-Control"]
+
+
+def test_a_change_between_reading_the_match_and_saving_is_read_again(
+    scorer, match, sheet_url, deal_url, worked, monkeypatch
+):
+    from matches.models import Player
+
+    shown = _shown_revision(scorer.get(sheet_url, **EN).content.decode())
+    record = services.record_deal
+
+    def renamed_first(**kwargs):  # another phone renames Beppe just before this save
+        services.rename_player(player=Player.objects.get(name="Beppe"), name="Bepi")
+        return record(**kwargs)
+
+    monkeypatch.setattr(services, "record_deal", renamed_first)
+    data = deal_data(number=2, a="6", b="5", da="0", revision=shown)
+    response = scorer.post(deal_url, data, **HX)
+    html = response.content.decode()
+    assert "HX-Retarget" not in response  # the whole sheet, drawn from the database
+    assert 'id="deal-2"' in html and "Deal 2 saved." in html
+    assert 'dealer small muted">Bepi<' in html  # deal 2's dealer, by the new name
