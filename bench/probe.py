@@ -9,12 +9,14 @@ from django.test.utils import CaptureQueriesContext
 from matches.models import Deal, Match
 
 HX = {"HTTP_HX_REQUEST": "true"}
+# 7 points each side: the big sheet (level past the line) stays open for another deal, so the
+# save is answered with its changes, as most saves are, not with a decided sheet.
 DEAL = {
     "kind": "normal",
-    "card_points_0": "6",
-    "card_points_1": "5",
+    "card_points_0": "7",
+    "card_points_1": "4",
     "declared_points_0": "0",
-    "declared_points_1": "0",
+    "declared_points_1": "3",
     "typing": "0",
 }
 
