@@ -198,7 +198,7 @@ def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
     assert phone.locator("#id_card_points_1").input_value() == "4"
 
 
-def test_a_save_answered_with_its_changes_only_leaves_the_sheet_whole(phone):
+def test_a_save_answered_with_its_changes_only_leaves_the_sheet_whole(phone, screenshot):
     create_table_and_match(phone)
     enter_deal(phone, 6)  # the first deal draws the deals table
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
@@ -224,6 +224,7 @@ def test_a_save_answered_with_its_changes_only_leaves_the_sheet_whole(phone):
     assert phone.locator("#typing").input_value() == "0"
     revision = Match.objects.get().revision
     assert phone.locator("input[name=revision]").input_value() == str(revision)
+    screenshot(phone, "sheet-after-save")
     # The next poll draws the same sheet: nothing doubled, nothing lost.
     phone.evaluate(
         "htmx.ajax('GET', location.pathname + '?poll=1&typing=0', "
