@@ -44,7 +44,7 @@ from matches.forms import (
     add_rule_errors,
 )
 from matches.limits import allow
-from matches.models import Deal, Match, Player, Table
+from matches.models import Deal, Match, Player, Side, Table
 from matches.sheet import Sheet, history, load_match, sheet_page
 from matches.stats import cached_table_stats
 
@@ -101,25 +101,23 @@ def _table(request: HttpRequest, token: str, *, scorer: bool = False) -> Table:
     return table
 
 
-def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = False) -> Match:
-    match = get_object_or_404(
-        Match.objects.select_related("table"), pk=match_id, table__viewer_token=token
-    )
-    if scorer and not can_score(request, match.table):
-        raise PermissionDenied
-    return match
-
-
 def _match_and_sides(
     request: HttpRequest, token: str, match_id: int, *, scorer: bool = False
-) -> tuple[Match, list]:
-    """As _match, with both sides and their players read in the same query."""
+) -> tuple[Match, list[Side]]:
+    """The match seen through the view link, its table and both sides, in one query.
+
+    A stranger's guess is a 404; a viewer asking to score is refused (403).
+    """
     found = load_match(token, match_id)
     if found is None:
         raise Http404
     if scorer and not can_score(request, found[0].table):
         raise PermissionDenied
     return found
+
+
+def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = False) -> Match:
+    return _match_and_sides(request, token, match_id, scorer=scorer)[0]
 
 
 def _sheet(request: HttpRequest, token: str, match_id: int, scorer: bool) -> Sheet:
@@ -355,7 +353,9 @@ def _sheet_response(
     return response
 
 
-def _saved(request: HttpRequest, recorded: services.Recorded, match: Match, sides) -> HttpResponse:
+def _saved(
+    request: HttpRequest, recorded: services.Recorded, match: Match, sides: list[Side]
+) -> HttpResponse:
     """HTMX's answer to a new deal; `match` and `sides` are as the view read them before.
 
     When the phone was showing the sheet just as it stood before this deal (the revision it
@@ -387,7 +387,6 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     revision, table_id, scorer_token = state
-    scorer = None
     if request.htmx:
         # An HTMX request's ETag is the one the sheet's script kept from an earlier answer on
         # this page (fragments are never stored by the browser: see table_page), drawn for
@@ -395,15 +394,13 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         # changes a scorer's ETag. So a current ETag of either role needs no session read.
         roles = ("", scorer_token)
     else:  # the browser's own cache may hold a page drawn before the phone joined
-        scorer = _joined_with(request, table_id, scorer_token)
-        roles = (scorer_token if scorer else "",)
+        roles = (scorer_token if _joined_with(request, table_id, scorer_token) else "",)
     etag = Sheet.unchanged(request, match_id, revision, roles)
     if etag is not None:
         response = HttpResponseNotModified()
         response["ETag"] = etag
         return response
-    if scorer is None:
-        scorer = _joined_with(request, table_id, scorer_token)
+    scorer = _joined_with(request, table_id, scorer_token)
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)

@@ -64,17 +64,22 @@ def test_a_writer_in_another_process_is_waited_for():
     assert waited >= 0.3
 
 
-def test_nested_services_do_not_wait_for_themselves():
-    with db.one_writer(), db.one_writer():
-        pass
-    # Released: a writer in another thread gets in at once.
-    entered = threading.Event()
+def _another_process_can_write() -> bool:
+    """Whether another process could take the writers' lock right now (without waiting)."""
+    probe = (
+        "import fcntl, sys\n"
+        "f = open(sys.argv[1], 'a')\n"
+        "try:\n"
+        "    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "except BlockingIOError:\n"
+        "    sys.exit(1)\n"
+    )
+    return subprocess.run([sys.executable, "-c", probe, str(db._lock_path())]).returncode == 0
 
-    def writer():
-        with db.one_writer():
-            entered.set()
 
-    thread = threading.Thread(target=writer)
-    thread.start()
-    assert entered.wait(2)
-    thread.join()
+def test_a_nested_service_keeps_the_outer_writers_turn():
+    with db.one_writer():
+        with db.one_writer():  # rematch calls start_match, say: it must not wait for itself
+            pass
+        assert not _another_process_can_write()  # the outer service still holds its turn
+    assert _another_process_can_write()
