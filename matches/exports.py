@@ -48,6 +48,7 @@ VERSION = 1
 CHUNK_SIZE = 2000
 MAX_MESSAGES = 50
 MAX_WHOLE = 2_147_483_647  # the largest value an integer column holds
+FIRST_YEAR, LAST_YEAR = 1900, 2999  # for dates: any page can show them in local time
 
 # Rows of many matches, in the order the matches are exported.
 _BY_MATCH = ("match__started_at", "match_id")
@@ -445,7 +446,7 @@ def _when(obj: dict, field: str, where: str, *, null: bool = False) -> datetime 
         when = datetime.fromisoformat(value)
         if when.tzinfo is None:
             raise ValueError("no UTC offset")
-        return when.astimezone(UTC)
+        when = when.astimezone(UTC)
     except (ValueError, OverflowError):
         raise _fail(
             "%(where)s: “%(field)s” must be a date and time with its UTC offset, "
@@ -454,6 +455,18 @@ def _when(obj: dict, field: str, where: str, *, null: bool = False) -> datetime 
             field=field,
             found=_shown(value),
         ) from None
+    # Pages show dates in local time: one at the edge of year 9999 could not be shown.
+    if not FIRST_YEAR <= when.year <= LAST_YEAR:
+        raise _fail(
+            "%(where)s: “%(field)s” must be a date between the years %(first)s and %(last)s, "
+            "not %(found)s.",
+            where=where,
+            field=field,
+            first=FIRST_YEAR,
+            last=LAST_YEAR,
+            found=_shown(value),
+        )
+    return when
 
 
 def _pair(obj: dict, field: str, where: str) -> tuple[int, int]:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from matches import rules
 from matches.models import NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, DealKind, TieRule
 
+ZWJ = "\u200d"
 NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off", "size": "3"}
 
 
@@ -24,11 +25,42 @@ def add_rule_errors(form: forms.Form, invalid: rules.DealInvalid) -> None:
         form.add_error(field, rule_error(error))
 
 
+def rule_messages(invalid: rules.DealInvalid) -> str:
+    """Every broken rule in words, translated: for a refusal shown away from a form."""
+    return " ".join(message for error in invalid.errors for message in rule_error(error).messages)
+
+
+STALE_PAGE = _("This page is out of date: reload it and try again.")
+
+
+class FormWideErrors:
+    """Errors of fields the page has no message slot for become the whole form's.
+
+    Hidden fields fail only on a page from an older version or one tampered with: that is
+    said in words. Radio choices fail only so too; their own messages name the choice.
+    """
+
+    form_wide: tuple[str, ...] = ()
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        for name in self.form_wide:
+            errors = self._errors.pop(name, None)
+            if errors:
+                for message in [STALE_PAGE] if self.fields[name].widget.is_hidden else errors:
+                    self.add_error(None, message)
+
+
 def clean_name(value: str, *, max_length: int) -> str:
     """A name as people type it: trimmed, one space between words, no control characters."""
     value = " ".join(unicodedata.normalize("NFC", value or "").split())
-    if any(unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} for char in value):
+    # The zero-width joiner is the one invisible character allowed: emoji such as 👩‍🍳 need it.
+    if any(
+        unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ for char in value
+    ):
         raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")
+    if not value.replace(ZWJ, ""):
+        return ""
     if len(value) > max_length:
         raise ValidationError(
             _("Keep it to %(max)s characters (this one has %(length)s)."),
@@ -107,18 +139,27 @@ class LineField(forms.CharField):
             raise rule_error(error) from None
 
 
-class SettingsForm(forms.Form):
+def _pick(message) -> dict:
+    """A choice's messages: whether nothing or something unknown was sent, say what to pick."""
+    return {"required": message, "invalid_choice": message}
+
+
+class SettingsForm(FormWideErrors, forms.Form):
+    form_wide = ("tie_rule",)
+
     line = LineField(
         label=_("Line"),
         initial=rules.DEFAULT_LINE,
         widget=forms.TextInput(attrs={**NUMERIC, "list": "common-lines"}),
         help_text=_("The total that wins: 21, 31, 41 or any whole number from 11 to 101."),
+        error_messages={"required": _("Type the line: the total that wins, like 21.")},
     )
     tie_rule = forms.ChoiceField(
         label=_("When both sides pass the line on the same deal"),
         choices=TieRule,
         initial=TieRule.HIGHER_TOTAL,
         widget=forms.RadioSelect,
+        error_messages=_pick(_("Pick what happens when both sides pass the line together.")),
     )
     claims_allowed = forms.BooleanField(
         label=_("Claims allowed (a side may stop a deal and claim the line)"), required=False
@@ -134,12 +175,15 @@ SEAT_LABELS = [
 
 
 class NewMatchForm(SettingsForm):
+    form_wide = ("tie_rule", "players_per_side")
+
     players_per_side = forms.TypedChoiceField(
         label=_("Players"),
         choices=[(2, _("Four players, two a side")), (1, _("Two players (Tressette in due)"))],
         coerce=int,
         initial=2,
         widget=forms.RadioSelect,
+        error_messages=_pick(_("Pick four players, two a side, or two players.")),
     )
     player_0 = NameField(label=_("First player"), max_length=NAME_MAX, required=False)
     player_2 = NameField(label=_("Partner"), max_length=NAME_MAX, required=False)
@@ -153,6 +197,7 @@ class NewMatchForm(SettingsForm):
         coerce=int,
         initial=0,
         widget=forms.RadioSelect,
+        error_messages=_pick(_("Pick who deals first.")),
     )
 
     def clean(self):
@@ -183,8 +228,10 @@ class EntryField(forms.CharField):
         )
 
 
-class DealForm(forms.Form):
+class DealForm(FormWideErrors, forms.Form):
     """One deal: per side its card points and declarations, the kind and the sweeping side."""
+
+    form_wide = ("number", "key")
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
@@ -246,13 +293,22 @@ class DealForm(forms.Form):
 
 
 class EditDealForm(DealForm):
+    form_wide = ("number", "key", "version")
+
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
 
-class CountForm(forms.Form):
+class CountForm(FormWideErrors, forms.Form):
     """Count one side's pile: aces, figures and the last trick give both sides' card points."""
 
-    count_side = forms.TypedChoiceField(label=_("Whose pile"), coerce=int, widget=forms.RadioSelect)
+    form_wide = ("count_side",)
+
+    count_side = forms.TypedChoiceField(
+        label=_("Whose pile"),
+        coerce=int,
+        widget=forms.RadioSelect,
+        error_messages=_pick(_("Pick whose pile you counted.")),
+    )
     aces = EntryField(label=_("Aces"))
     figures = EntryField(label=_("Figures (3, 2, king, cavallo, fante)"))
     last_trick = forms.BooleanField(label=_("Took the last trick"), required=False)

@@ -36,13 +36,19 @@ class ServiceError(Exception):
 
 
 class DealConflict(ServiceError):
-    """Another phone already recorded the deal number this phone was showing."""
+    """Another phone already recorded the deal number this phone was showing, or (`resent`)
+    this phone did, with other points: a save that got through although its answer was lost,
+    then changed and sent again."""
 
-    def __init__(self, deal: Deal) -> None:
+    def __init__(self, deal: Deal, *, resent: bool = False) -> None:
         self.deal = deal
-        super().__init__(
-            _("Deal %(number)s was just entered on another phone.") % {"number": deal.number}
+        self.resent = resent
+        message = (
+            _("Deal %(number)s was already saved from this phone, with other points.")
+            if resent
+            else _("Deal %(number)s was just entered on another phone.")
         )
+        super().__init__(message % {"number": deal.number})
 
 
 class StaleChange(ServiceError):
@@ -88,14 +94,20 @@ def rotate_link(*, table: Table, which: str) -> Table:
     return table
 
 
-def _same_name(table: Table, name: str, *, exclude: int | None = None) -> bool:
-    return table.players.filter(name__iexact=name).exclude(pk=exclude).exists()
+def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | None:
+    """The table's player of this name, compared as the import compares them (casefold).
+
+    Not `iexact`: SQLite folds only A to Z, so "Élodie" and "élodie" would both get in, and
+    the table's own export could not be imported again. A table has a few dozen players.
+    """
+    wanted = name.strip().casefold()
+    return next((p for p in table.players.exclude(pk=exclude) if p.name.casefold() == wanted), None)
 
 
 @atomic
 def add_player(*, table: Table, name: str) -> Player:
     name = name.strip()
-    if _same_name(table, name):
+    if _named(table, name) is not None:
         raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
     return Player.objects.create(table=table, name=name)
 
@@ -103,7 +115,7 @@ def add_player(*, table: Table, name: str) -> Player:
 @atomic
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
-    if _same_name(player.table, name, exclude=player.pk):
+    if _named(player.table, name, exclude=player.pk) is not None:
         raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
     player.name = name
     player.save(update_fields=["name"])
@@ -116,8 +128,7 @@ def rename_player(*, player: Player, name: str) -> Player:
 
 
 def _player_named(table: Table, name: str) -> Player:
-    player = table.players.filter(name__iexact=name.strip()).first()
-    return player or Player.objects.create(table=table, name=name.strip())
+    return _named(table, name) or Player.objects.create(table=table, name=name.strip())
 
 
 # --- Matches ------------------------------------------------------------------
@@ -231,6 +242,8 @@ def record_deal(
     deals = _deals(match)
     if idempotency_key:
         done = next((deal for deal in deals if deal.idempotency_key == idempotency_key), None)
+        if done is not None and done.entry() != entry:
+            raise DealConflict(done, resent=True)
         if done is not None:
             return Recorded(done, created=False)
     _open(match)
@@ -288,15 +301,39 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
         )
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
-    result = rules.evaluate(
-        match.match_rules(), entries, first_dealer=match.first_dealer, seat_count=match.seat_count
-    )
+    result = _rescored(match, entries)
     _store_scores(deals, result)
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
     _log(match, Action.DEAL_EDITED, by, deal_number=current.number, old=old, new=current.values())
     _touch(match, totals=result.totals)
     return current
+
+
+def _rescored(match: Match, entries: list[rules.DealEntry]) -> rules.Outcome:
+    """The whole match scored again, after an edit or under new settings.
+
+    A change that decides the match before its last deal would strand the deals after it:
+    that is refused in words, naming the deal where the match would now end.
+    """
+    try:
+        return rules.evaluate(
+            match.match_rules(),
+            entries,
+            first_dealer=match.first_dealer,
+            seat_count=match.seat_count,
+        )
+    except rules.DealInvalid as invalid:
+        if invalid.codes != ["match_decided"]:
+            raise
+        decided = invalid.errors[0].deal_number - 1
+        raise ServiceError(
+            _(
+                "With this change the match is decided at deal %(number)s, "
+                "and deals after it are on the sheet: delete them first."
+            )
+            % {"number": decided}
+        ) from None
 
 
 def _store_scores(deals: Sequence[Deal], result: rules.Outcome) -> None:
@@ -392,7 +429,7 @@ def change_settings(
     old = _settings(match)
     match.line, match.tie_rule, match.claims_allowed = line, TieRule(tie_rule), claims_allowed
     deals = _deals(match)
-    result = match.outcome(deals)
+    result = _rescored(match, [deal.entry() for deal in deals])
     _store_scores(deals, result)
     new = _settings(match)
     if new != old:

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Prefetch, Q
+from django.forms.utils import ErrorDict
 from django.http import HttpRequest, QueryDict
 from django.middleware.csp import get_nonce
 from django.middleware.csrf import get_token
@@ -210,14 +211,16 @@ class Sheet:
             notice = {**(notice or {}), "error": refused}
         if form is not None and form.is_bound and "number" in form.data:
             # After a conflict or an error the phone keeps what it typed, for the next deal.
+            conflict = bool(notice and "conflict" in notice)
             data = form.data.copy()
             data["number"] = self.outcome.next_number
-            if notice and "conflict" in notice:
+            if conflict:
                 data["key"] = secrets.token_urlsafe(16)
-            errors = form.errors if not (notice and "conflict" in notice) else None
+            # The errors found already, not those of validating again: a count (no save)
+            # has none, and after a conflict what was typed is kept, not judged.
+            errors = ErrorDict() if conflict else form.errors
             form = self.deal_form(data)
-            if errors:
-                form._errors = errors
+            form._errors = errors
         return {
             "table": self.match.table,
             "match": self.match,

@@ -1,8 +1,26 @@
-from django.urls import path, re_path
+from django.urls import path, re_path, register_converter
 
 from matches import views
 
-match = "t/<str:token>/m/<int:match_id>/"
+
+class IdConverter:
+    """A row id or deal number: digits that fit the database's 64-bit integers.
+
+    Longer ones match no URL (a 404) instead of overflowing in the database driver (a 500).
+    """
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
+
+match = "t/<str:token>/m/<id:match_id>/"
 
 urlpatterns = [
     # First: every phone at a table polls the sheet every few seconds.
@@ -22,15 +40,15 @@ urlpatterns = [
         name="rotate_link",
     ),
     path("t/<str:token>/players/add", views.add_player, name="add_player"),
-    path("t/<str:token>/players/<int:player_id>/", views.rename_player, name="rename_player"),
+    path("t/<str:token>/players/<id:player_id>/", views.rename_player, name="rename_player"),
     path("t/<str:token>/matches/new", views.new_match, name="new_match"),
     path("t/<str:token>/stats", views.stats, name="stats"),
     re_path(
         r"^t/(?P<token>[^/]+)/export\.(?P<fmt>csv|json)$", views.export_table, name="export_table"
     ),
     path(match + "deals", views.record_deal, name="record_deal"),
-    path(match + "deals/<int:number>/edit", views.edit_deal, name="edit_deal"),
-    path(match + "deals/<int:number>/delete", views.delete_deal, name="delete_deal"),
+    path(match + "deals/<id:number>/edit", views.edit_deal, name="edit_deal"),
+    path(match + "deals/<id:number>/delete", views.delete_deal, name="delete_deal"),
     path(match + "end", views.end_match, name="end_match"),
     path(match + "reopen", views.reopen_match, name="reopen_match"),
     path(match + "rematch", views.rematch, name="rematch"),

@@ -7,6 +7,7 @@ have joined through the table's current scorer link (kept in its signed session 
 import functools
 import hashlib
 import itertools
+import re
 from functools import wraps
 
 import segno
@@ -42,6 +43,7 @@ from matches.forms import (
     SettingsForm,
     TableForm,
     add_rule_errors,
+    rule_messages,
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Side, Table
@@ -407,7 +409,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
     elif request.htmx or request.GET:
         saved = request.GET.get("saved", "")
-        notice = {"saved": int(saved)} if saved.isdigit() else None
+        # Plain digits only: "²" is a digit to str.isdigit() but not to int().
+        notice = {"saved": int(saved)} if re.fullmatch("[0-9]{1,6}", saved) else None
         sheet = _sheet(request, token, match_id, scorer)
         return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:
@@ -464,9 +467,8 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         except rules.DealInvalid as invalid:
             add_rule_errors(form, invalid)
         except services.DealConflict as conflict:
-            return _sheet_response(
-                request, match, form=form, notice={"conflict": conflict.deal}, status=200
-            )
+            notice = {"conflict": conflict.deal, "resent": conflict.resent}
+            return _sheet_response(request, match, form=form, notice=notice)
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:
@@ -542,9 +544,10 @@ def _act(request: HttpRequest, token: str, match_id: int, action, **kwargs) -> H
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
-    except (services.ServiceError, rules.DealInvalid) as refused:
-        message = refused.message if isinstance(refused, services.ServiceError) else str(refused)
-        return _sheet_response(request, match, notice={"error": message})
+    except services.ServiceError as refused:
+        return _sheet_response(request, match, notice={"error": refused.message})
+    except rules.DealInvalid as invalid:
+        return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
     if request.htmx:
         return _sheet_response(request, match)
     return redirect("match", token, match.pk)

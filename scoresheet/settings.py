@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "matches.middleware.method_not_allowed_page",
 ]
 
 ROOT_URLCONF = "scoresheet.urls"

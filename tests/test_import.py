@@ -256,6 +256,10 @@ REFUSALS = {
         change("matches.0.log.0.at", "2026-11-29T20:05:00"),
         "Match 1, log entry 1: “at” must be a date and time with its UTC offset",
     ),
+    "a_date_pages_cannot_show": (
+        change("matches.0.started_at", "9999-12-31T23:30:00+00:00"),
+        "Match 1: “started_at” must be a date between the years 1900 and 2999, not",
+    ),
     "unknown_log_action": (
         change("matches.0.log.1.action", "wiped_history"),
         "Match 1, log entry 2: “action” must be one of match_started,",

@@ -99,9 +99,20 @@ def test_an_edit_that_would_decide_the_match_before_later_deals_is_refused():
     match = MatchFactory()
     first = services.record_deal(match=match, number=1, entry=entry(6, 5)).deal
     services.record_deal(match=match, number=2, entry=entry(6, 5))
-    with pytest.raises(rules.DealInvalid):
+    with pytest.raises(services.ServiceError, match="decided at deal 1, and deals after it"):
         services.edit_deal(deal=first, version=1, entry=entry(11, 0, kind="cappotto", side=0))
     assert Deal.objects.get(pk=first.pk).kind == "normal"
+
+
+def test_the_same_key_with_other_points_is_a_conflict_not_a_silent_success():
+    """A save that got through though its answer was lost, changed and sent again."""
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=entry(6, 5), idempotency_key="k")
+    with pytest.raises(services.DealConflict) as conflict:
+        services.record_deal(match=match, number=1, entry=entry(2, 9), idempotency_key="k")
+    assert conflict.value.resent
+    assert "already saved from this phone" in conflict.value.message
+    assert Deal.objects.get().card_points == (6, 5)
 
 
 def test_deleting_the_last_deal_keeps_its_values_in_the_log():
@@ -177,7 +188,8 @@ def test_a_line_that_would_leave_deals_after_the_end_is_refused():
     match = MatchFactory(line=41)
     for number in (1, 2, 3):
         services.record_deal(match=match, number=number, entry=WORKED)
-    with pytest.raises(rules.DealInvalid):
+    # 11, 22: at line 21 the match ends at deal 2, and deal 3 would be left after the end.
+    with pytest.raises(services.ServiceError, match="decided at deal 2, and deals after it"):
         services.change_settings(
             match=match, line=21, tie_rule="higher_total", claims_allowed=False
         )

@@ -49,10 +49,23 @@ def test_a_stranger_sees_404_everywhere(client, match, worked):
     assert client.get("/join/not-a-token/").status_code == 404
 
 
-def test_post_only_urls_refuse_get(scorer, match, worked):
+def test_post_only_urls_refuse_get_in_words(scorer, match, worked):
     post_only = [u for u in changing_urls(match) if not u.endswith(("/edit", "/matches/new"))]
     for url in post_only:
-        assert scorer.get(url).status_code == 405, url
+        response = scorer.get(url, HTTP_ACCEPT_LANGUAGE="en")
+        assert response.status_code == 405, url
+        assert response["Allow"] == "POST"
+        assert "Nothing was changed: go back to the page and use its buttons." in response.text
+
+
+@pytest.mark.parametrize("huge", ["9223372036854775808", "1" + "0" * 30])
+def test_an_id_too_large_for_the_database_is_a_404(scorer, match, huge):
+    token = match.table.viewer_token
+    for url in [f"/t/{token}/m/{huge}/", f"/t/{token}/m/{huge}/history", f"/t/nope/m/{huge}/"]:
+        assert scorer.get(url).status_code == 404, url
+    for url in [f"/t/{token}/m/{huge}/end", f"/t/{token}/m/{match.pk}/deals/{huge}/delete"]:
+        assert scorer.post(url).status_code == 404, url
+    assert scorer.post(f"/t/{token}/players/{huge}/", {"name": "X"}).status_code == 404
 
 
 def test_rotating_the_scorer_link_takes_scoring_away_from_phones_that_joined_with_it(

@@ -82,3 +82,28 @@ def test_a_refused_action_is_explained_on_the_sheet(scorer, match, sheet_url):
     response = scorer.post(sheet_url + "end", HTTP_ACCEPT_LANGUAGE="en", **HX)
     assert response.status_code == 200
     assert "The match is not decided yet" in response.content.decode()
+
+
+def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, match, sheet_url):
+    services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=True)
+    claim = rules.DealEntry((3, 0), (0, 0), kind=rules.DealKind.CLAIM, side=1)
+    services.record_deal(match=match, number=1, entry=claim)
+    data = {"line": "21", "tie_rule": "higher_total"}  # claims no longer allowed
+    html = scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="it", **HX)
+    assert "In questa partita non ci si può chiamare fuori." in html.content.decode()
+    match.refresh_from_db()
+    assert match.claims_allowed
+
+
+def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
+    html = scorer.post(sheet_url + "settings", {}, HTTP_ACCEPT_LANGUAGE="en", **HX)
+    text = html.content.decode()
+    assert "Type the line: the total that wins, like 21." in text
+    assert "Pick what happens when both sides pass the line together." in text
+
+
+def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match, sheet_url):
+    decided(match)
+    data = deal_data(version="1", a="11", b="0", da="0", kind="cappotto", side="0")
+    html = scorer.post(sheet_url + "deals/1/edit", data, HTTP_ACCEPT_LANGUAGE="en").content
+    assert "the match is decided at deal 1, and deals after it are on the sheet" in html.decode()

@@ -31,3 +31,9 @@ def test_the_language_switcher_remembers_the_choice(client):
     assert "Create table" in client.get("/").content.decode()
     client.post(reverse("set_language"), {"language": "it", "next": "/"})
     assert "Crea il tavolo" in client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_a_request_that_cannot_be_read_is_answered_in_words(client):
+    response = client.get("/", HTTP_HOST="not-this-site.example", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 400
+    assert "Nothing was changed. Go back, check what you sent and try again." in response.text

@@ -178,7 +178,39 @@ def test_counting_five_aces_is_refused_in_words(scorer, deal_url):
     data = deal_data(a="", b="", count="1", count_side="0", aces="5", figures="3")
     html = scorer.post(deal_url, data, **HX).content.decode()
     assert "from 0 to 4 aces, not 5" in html
+    # Counting is not saving: the deal's own checks say nothing yet.
+    assert "Enter the card points" not in html
     assert not Deal.objects.exists()
+
+
+def test_counting_without_saying_whose_pile_says_so(scorer, deal_url):
+    data = deal_data(a="", b="", count="1", aces="1", figures="3")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert "Pick whose pile you counted." in html
+
+
+def test_a_resent_deal_with_other_points_is_refused_in_words(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="mine"), **HX)
+    html = scorer.post(deal_url, deal_data(a="2", b="9", key="mine"), **HX).content.decode()
+    assert "Deal 1 was already saved from this phone, with other points." in html
+    assert "To change it, use Edit on deal 1." in html
+    assert Deal.objects.get().card_points == (8, 3)
+
+
+@pytest.mark.parametrize(
+    "tampered", [{"number": ""}, {"number": "0"}, {"number": "abc"}, {"key": "k" * 65}]
+)
+def test_a_deal_form_tampered_with_says_so_and_stores_nothing(scorer, deal_url, tampered):
+    html = scorer.post(deal_url, {**deal_data(), **tampered}, **HX).content.decode()
+    assert "This page is out of date: reload it and try again." in html
+    assert not Deal.objects.exists()
+
+
+@pytest.mark.parametrize("saved", ["²", "1" * 5000, "-1", "1.0"])
+def test_an_odd_saved_parameter_is_ignored(scorer, sheet_url, worked, saved):
+    response = scorer.get(sheet_url, {"saved": saved}, **EN)
+    assert response.status_code == 200
+    assert 'id="saved"' not in response.content.decode()
 
 
 def test_after_a_save_the_fragment_shows_the_new_deal_even_with_a_warm_cache(

@@ -107,3 +107,50 @@ def test_joining_with_an_empty_form_joins_all_the_same(client):
     response = client.post(reverse("join", args=[table.scorer_token]))
     assert response.status_code == 302
     assert "Bar Sport" in client.get("/", **EN).content.decode()
+
+
+def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table):
+    add = reverse("add_player", args=[table.viewer_token])
+    scorer.post(add, {"name": "Élodie"}, **EN)
+    html = scorer.post(add, {"name": "élodie"}, **EN).content.decode()
+    assert "élodie already plays at this table." in html
+    scorer.post(add, {"name": "Strauß"}, **EN)
+    assert "STRAUSS already plays" in scorer.post(add, {"name": "STRAUSS"}, **EN).content.decode()
+    assert sorted(table.players.values_list("name", flat=True)) == sorted(
+        ["Alice", "Beppe", "Carla", "Dino", "Élodie", "Strauß"]
+    )
+
+
+def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
+    add = reverse("add_player", args=[table.viewer_token])
+    scorer.post(add, {"name": "👩\u200d🍳 Chef"}, **EN)
+    assert table.players.filter(name="👩\u200d🍳 Chef").exists()
+    html = scorer.post(add, {"name": "\u200d"}, **EN).content.decode()
+    assert "Type the player&#x27;s name." in html
+    assert "Use letters, numbers" in scorer.post(add, {"name": "A\u202eB"}, **EN).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("players_per_side", "3", "Pick four players, two a side, or two players."),
+        ("players_per_side", None, "Pick four players, two a side, or two players."),
+        ("tie_rule", "x", "Pick what happens when both sides pass the line together."),
+        ("first_dealer", "9", "Pick who deals first."),
+    ],
+)
+def test_a_new_match_with_a_choice_tampered_with_says_so(scorer, table, field, value, message):
+    data = {
+        "players_per_side": "2",
+        **{f"player_{seat}": name for seat, name in enumerate(["A", "B", "C", "D"])},
+        "line": "21",
+        "tie_rule": "higher_total",
+        "first_dealer": "0",
+    }
+    data[field] = value
+    data = {key: value for key, value in data.items() if value is not None}
+    before = Match.objects.count()
+    html = scorer.post(reverse("new_match", args=[table.viewer_token]), data, **EN)
+    assert html.status_code == 200
+    assert message in html.content.decode()
+    assert Match.objects.count() == before
