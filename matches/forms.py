@@ -279,7 +279,9 @@ class DealForm(FormWideErrors, forms.Form):
         if self.errors:
             return data
         try:
-            card_points = rules.complete_card_points(cards[0], cards[1], kind=data.get("kind"))
+            card_points = rules.complete_card_points(
+                cards[0], cards[1], kind=data.get("kind"), side=data.get("side")
+            )
         except rules.RuleError as error:
             self.add_error(error.field or "card_points_0", rule_error(error))
             return data

@@ -254,7 +254,11 @@ class Outcome:
 
 
 def complete_card_points(
-    first: int | None, second: int | None, *, kind: str | None = DealKind.NORMAL
+    first: int | None,
+    second: int | None,
+    *,
+    kind: str | None = DealKind.NORMAL,
+    side: int | None = None,
 ) -> tuple[int, int]:
     """Both sides' card points when only one was typed: a played-out deal makes 11.
 
@@ -263,8 +267,15 @@ def complete_card_points(
     >>> complete_card_points(None, 11, kind="cappotto")
     (0, 11)
 
+    A cappotto needs none typed: the side that took every trick took every card point.
+
+    >>> complete_card_points(None, None, kind="cappotto", side=1)
+    (0, 11)
+
     A claim stops the deal early, so both must be typed; blank means 0 there.
     """
+    if first is None and second is None and kind == DealKind.CAPPOTTO and side in (0, 1):
+        return (CARD_POINTS_PER_DEAL, 0) if side == 0 else (0, CARD_POINTS_PER_DEAL)
     if first is None and second is None:
         raise RuleError(
             "card_points_missing",

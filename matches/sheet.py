@@ -242,8 +242,21 @@ class Sheet:
             ),
             "notice": notice or {},
             "next_dealer": names[self.outcome.next_dealer],
+            **self._decided_by(),
             "chart": self.chart,
             "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
+        }
+
+    def _decided_by(self) -> dict:
+        """Who won, and on a claim who claimed (the side the last deal names)."""
+        outcome = self.outcome
+        if outcome.winner is None:
+            return {"winner_name": "", "claimer_name": "", "claim_won": False}
+        claimer = outcome.deals[-1].entry.side if outcome.reason == rules.EndReason.CLAIM else None
+        return {
+            "winner_name": self.side_names[outcome.winner],
+            "claimer_name": "" if claimer is None else self.side_names[claimer],
+            "claim_won": claimer == outcome.winner,
         }
 
     def poll_context(self, request: HttpRequest) -> dict:

@@ -119,14 +119,18 @@ def table_stats(table: Table) -> dict:
 
 
 def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
-    """A horizontal bar per player: matches won, against the most anyone won."""
+    """A horizontal bar per player: matches won, against the most anyone won.
+
+    Names take the first 125 units, each bar starts there, and its count follows it: the
+    longest bar leaves 45 units for the count.
+    """
     most = max((r.won for r in records), default=0) or 1
     rows = [
         {
             "name": r.name if len(r.name) <= 16 else r.name[:15] + "…",
             "won": r.won,
             "y": i * (bar + 8),
-            "width": max(2, round(r.won * (width - 130) / most)),
+            "width": max(2, round(r.won * (width - 170) / most)),
         }
         for i, r in enumerate(records[:12])
     ]

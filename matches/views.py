@@ -539,8 +539,11 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     return render(request, "matches/edit_deal.html", context)
 
 
-def _act(request: HttpRequest, token: str, match_id: int, action, **kwargs) -> HttpResponse:
-    """Run one match action; a refusal is shown on the sheet in words."""
+def _act(
+    request: HttpRequest, token: str, match_id: int, action, *, done=None, **kwargs
+) -> HttpResponse:
+    """Run one match action; a refusal is shown on the sheet in words, and `done` (a notice)
+    says what happened when the change is not plain to see."""
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
@@ -549,14 +552,15 @@ def _act(request: HttpRequest, token: str, match_id: int, action, **kwargs) -> H
     except rules.DealInvalid as invalid:
         return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
     if request.htmx:
-        return _sheet_response(request, match)
+        return _sheet_response(request, match, notice=done)
     return redirect("match", token, match.pk)
 
 
 @table_page
 @require_POST
 def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
-    return _act(request, token, match_id, services.delete_last_deal, number=number)
+    done = {"deleted": number}
+    return _act(request, token, match_id, services.delete_last_deal, number=number, done=done)
 
 
 @table_page

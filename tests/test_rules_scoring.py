@@ -504,3 +504,15 @@ def test_one_sides_card_points_fix_the_others():
     with pytest.raises(RuleError) as missing:
         complete_card_points(None, None)
     assert missing.value.code == "card_points_missing"
+
+
+def test_a_cappotto_needs_no_card_points_typed_once_its_side_is_known():
+    from matches.rules import DealKind, RuleError, complete_card_points
+
+    assert complete_card_points(None, None, kind=DealKind.CAPPOTTO, side=0) == (11, 0)
+    assert complete_card_points(None, None, kind=DealKind.CAPPOTTO, side=1) == (0, 11)
+    # A stramazzo still needs them: the swept side took at least one trick, maybe the last.
+    with pytest.raises(RuleError):
+        complete_card_points(None, None, kind=DealKind.STRAMAZZO, side=0)
+    with pytest.raises(RuleError):
+        complete_card_points(None, None, kind=DealKind.CAPPOTTO, side=None)

@@ -125,7 +125,7 @@ def test_a_cappotto_from_behind_wins_the_match(phone):
     expect(phone.locator("#deal-1")).to_be_visible()
     assert totals(phone) == ["0", "18"]
     enter_deal(phone, 11, kind="Cappotto", side="Alice & Carla")
-    expect(phone.locator(".decided")).to_contain_text("win the match with a cappotto")
+    expect(phone.locator(".decided")).to_contain_text("Alice & Carla win the match with a cappotto")
     phone.get_by_role("button", name="End match").click()
     expect(phone.locator(".result")).to_contain_text("Alice & Carla won the match")
     assert totals(phone) == ["21", "18"]

@@ -430,3 +430,34 @@ def test_a_change_between_reading_the_match_and_saving_is_read_again(
     assert "HX-Retarget" not in response  # the whole sheet, drawn from the database
     assert 'id="deal-2"' in html and "Deal 2 saved." in html
     assert 'dealer small muted">Bepi<' in html  # deal 2's dealer, by the new name
+
+
+def test_a_cappotto_is_saved_with_no_card_points_typed(scorer, deal_url):
+    data = deal_data(a="", b="", da="", db="", kind="cappotto", side="1")
+    scorer.post(deal_url, data, **HX)
+    deal = Deal.objects.get()
+    assert (deal.card_points, deal.kind, deal.side) == ((0, 11), "cappotto", 1)
+
+
+def test_a_deleted_deal_is_said_deleted_and_kept_in_the_history(scorer, sheet_url, worked):
+    html = scorer.post(sheet_url + "deals/1/delete", **HX).content.decode()
+    assert "Deal 1 deleted. The match history keeps it." in html
+    assert not Deal.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("players", "claimer", "said"),
+    [
+        (1, 0, "<strong>Alice</strong> claimed the line rightly and wins the match."),
+        (2, 1, "Beppe &amp; Dino claimed the line wrongly: <strong>Alice &amp; Carla</strong> win"),
+    ],
+)
+def test_a_claim_says_who_claimed_and_who_wins_in_good_english(client, players, claimer, said):
+    match = MatchFactory(players_per_side=players, claims_allowed=True)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    # Side 0 has 14, then 21 when the claim stops deal 2: its claim is right, side 1's wrong.
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((11, 0), (3, 0)))
+    claim = rules.DealEntry((7, 0), (0, 0), kind=rules.DealKind.CLAIM, side=claimer)
+    services.record_deal(match=match, number=2, entry=claim)
+    html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)
+    assert said in html.content.decode()
