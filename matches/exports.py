@@ -658,11 +658,25 @@ def _check_result(
     end_reason: str | None,
     finished_at: datetime | None,
 ) -> None:
-    """A finished match must be decided as the file says; one in progress has no result."""
+    """A finished match must be decided as the file says; one in progress has no result,
+    and one stopped undecided has only the time it stopped."""
     if status == Status.IN_PROGRESS:
         if winner is not None or end_reason is not None or finished_at is not None:
             raise _fail(
                 "%(where)s: a match in progress has no winner, end reason or finish time.",
+                where=where,
+            )
+        return
+    if status == Status.ABANDONED:
+        if winner is not None or end_reason is not None or finished_at is None:
+            raise _fail(
+                "%(where)s: a match stopped undecided has no winner or end reason, and needs "
+                "“finished_at”.",
+                where=where,
+            )
+        if outcome.decided:
+            raise _fail(
+                "%(where)s: the file says it was stopped undecided, but its deals decide it.",
                 where=where,
             )
         return

@@ -74,6 +74,8 @@ class TieRule(models.TextChoices):
 class Status(models.TextChoices):
     IN_PROGRESS = "in_progress", _("In progress")
     FINISHED = "finished", _("Finished")
+    # The evening ended before the rules decided it: no winner; reopened, it plays on.
+    ABANDONED = "abandoned", _("Stopped, undecided")
 
 
 class EndReason(models.TextChoices):
@@ -143,6 +145,12 @@ class Match(models.Model):
                         end_reason__in=EndReason.values,
                         finished_at__isnull=False,
                     )
+                    | Q(
+                        status=Status.ABANDONED,
+                        winner__isnull=True,
+                        end_reason="",
+                        finished_at__isnull=False,
+                    )
                 ),
                 name="match_finished_has_result",
             ),
@@ -157,7 +165,8 @@ class Match(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status == Status.FINISHED
+        """Ended or stopped: nothing changes until it is reopened."""
+        return self.status != Status.IN_PROGRESS
 
     def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
         sides = sides if sides is not None else list(self.sides.all())
@@ -320,6 +329,7 @@ class Action(models.TextChoices):
     DEAL_EDITED = "deal_edited", _("deal edited")
     DEAL_DELETED = "deal_deleted", _("deal deleted")
     MATCH_ENDED = "match_ended", _("match ended")
+    MATCH_STOPPED = "match_stopped", _("match stopped, undecided")
     MATCH_REOPENED = "match_reopened", _("match reopened")
     SETTINGS_CHANGED = "settings_changed", _("settings changed")
 

@@ -299,6 +299,8 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
             _("Deal %(number)s was changed on another phone meanwhile. Check it and try again.")
             % {"number": deal.number}
         )
+    if entry == current.entry():
+        return current  # saved unchanged: nothing to log, no phone needs to redraw
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
     result = _rescored(match, entries)
@@ -393,11 +395,28 @@ def end_match(*, match: Match, by: str = "") -> Match:
 
 
 @atomic
+def stop_match(*, match: Match, by: str = "") -> Match:
+    """Stop a match the rules have not decided (the evening is over): no winner, and it
+    counts in no stats. Reopened, it plays on from where it stopped."""
+    match = _lock(match)
+    _open(match)
+    result = match.outcome(_deals(match))
+    if result.decided:
+        raise ServiceError(_("The match is decided: tap End match to bank the result."))
+    _touch(match, status=Status.ABANDONED, finished_at=timezone.now())
+    _log(match, Action.MATCH_STOPPED, by, new={"totals": result.totals})
+    return match
+
+
+@atomic
 def reopen_match(*, match: Match, by: str = "") -> Match:
     match = _lock(match)
     if not match.is_finished:
         raise ServiceError(_("This match is not finished."))
-    old = {"winner": match.winner, "reason": match.end_reason}
+    if match.status == Status.FINISHED:
+        old = {"winner": match.winner, "reason": match.end_reason}
+    else:
+        old = {"totals": (match.total_0, match.total_1)}
     _touch(match, status=Status.IN_PROGRESS, winner=None, end_reason="", finished_at=None)
     _log(match, Action.MATCH_REOPENED, by, old=old)
     return match

@@ -571,6 +571,12 @@ def end_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 
 @table_page
 @require_POST
+def stop_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    return _act(request, token, match_id, services.stop_match)
+
+
+@table_page
+@require_POST
 def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     return _act(request, token, match_id, services.reopen_match)
 

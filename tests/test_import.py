@@ -260,6 +260,16 @@ REFUSALS = {
         change("matches.0.started_at", "9999-12-31T23:30:00+00:00"),
         "Match 1: “started_at” must be a date between the years 1900 and 2999, not",
     ),
+    "stopped_with_a_winner": (
+        change("matches.1.status", "abandoned"),
+        "Match 2: a match stopped undecided has no winner or end reason, and needs “finished_at”.",
+    ),
+    "stopped_but_decided": (
+        lambda doc: change("matches.0.end_reason", None)(
+            change("matches.0.winner", None)(change("matches.0.status", "abandoned")(doc))
+        ),
+        "Match 1: the file says it was stopped undecided, but its deals decide it.",
+    ),
     "unknown_log_action": (
         change("matches.0.log.1.action", "wiped_history"),
         "Match 1, log entry 2: “action” must be one of match_started,",
@@ -431,3 +441,13 @@ def test_any_text_or_time_that_passes_the_checks_imports(place, text, when):
         started = [match["started_at"] for match in json_document(table)["matches"]]
         assert when.astimezone(UTC).isoformat() in started
         transaction.set_rollback(True)
+
+
+@pytest.mark.django_db
+def test_a_match_stopped_undecided_is_exported_and_imported_as_such():
+    doc = document()
+    doc["matches"][1].update(status="abandoned", finished_at="2026-11-29T23:00:00+01:00")
+    table = services.import_table(document=doc)
+    stopped = table.matches.get(status="abandoned")
+    assert (stopped.winner, stopped.end_reason, stopped.total_0) == (None, "", 6)
+    assert [m["status"] for m in json_document(table)["matches"]] == ["finished", "abandoned"]

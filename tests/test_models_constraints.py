@@ -73,6 +73,14 @@ def test_a_match_in_progress_has_no_winner():
     assert refused(Match, table=TableFactory(), winner=0)
 
 
+def test_a_match_stopped_undecided_has_a_stop_time_and_no_winner():
+    from django.utils import timezone
+
+    now = timezone.now()
+    assert refused(Match, table=TableFactory(), status="abandoned")
+    assert refused(Match, table=TableFactory(), status="abandoned", finished_at=now, winner=1)
+
+
 def test_two_sides_of_a_match_have_different_positions():
     match = MatchFactory()
     assert refused(

@@ -195,3 +195,31 @@ def test_a_line_that_would_leave_deals_after_the_end_is_refused():
         )
     match.refresh_from_db()
     assert match.line == 41
+
+
+def test_an_undecided_match_can_be_stopped_then_reopened_to_play_on():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.stop_match(match=match, by="Dino")
+    match.refresh_from_db()
+    assert (match.status, match.winner, match.end_reason) == ("abandoned", None, "")
+    assert match.finished_at is not None
+    with pytest.raises(services.MatchClosed):
+        services.record_deal(match=match, number=2, entry=entry(6, 5))
+    services.reopen_match(match=match)
+    services.record_deal(match=match, number=2, entry=entry(6, 5))
+    actions = list(match.changes.order_by("id").values_list("action", "old", "new"))
+    assert actions[-3:-1] == [
+        ("match_stopped", None, {"totals": [6, 5]}),
+        ("match_reopened", {"totals": [6, 5]}, None),
+    ]
+
+
+def test_a_decided_match_is_ended_not_stopped():
+    match = MatchFactory()
+    for number in (1, 2):
+        services.record_deal(match=match, number=number, entry=WORKED)
+    with pytest.raises(services.ServiceError, match="tap End match to bank the result"):
+        services.stop_match(match=match)
+    match.refresh_from_db()
+    assert match.status == "in_progress"

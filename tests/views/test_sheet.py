@@ -461,3 +461,24 @@ def test_a_claim_says_who_claimed_and_who_wins_in_good_english(client, players, 
     services.record_deal(match=match, number=2, entry=claim)
     html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)
     assert said in html.content.decode()
+
+
+def test_an_undecided_match_can_be_stopped_from_the_sheet_and_says_so(scorer, match, worked):
+    sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
+    assert 'id="stop-match"' in scorer.get(sheet_url, **EN).content.decode()
+    html = scorer.post(sheet_url + "stop", **HX).content.decode()
+    assert "Stopped at 11\u20133, undecided." in html
+    assert "Reopen" in html
+    assert 'id="deal-form"' not in html
+    table_page = scorer.get(reverse("table", args=[match.table.viewer_token]), **EN)
+    assert "stopped, undecided" in table_page.content.decode()
+    history = scorer.get(sheet_url + "history", **EN).content.decode()
+    assert "match stopped, undecided" in history
+    assert "11\u20133" in history
+
+
+def test_a_decided_match_offers_no_stop(scorer, match, sheet_url, deal_url):
+    scorer.post(deal_url, deal_data(1), **HX)
+    html = scorer.post(deal_url, deal_data(2, key="k2"), **HX).content.decode()
+    assert 'id="end-match"' in html
+    assert 'id="stop-match"' not in html
