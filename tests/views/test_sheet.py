@@ -155,8 +155,8 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
     assert not Deal.objects.exists()
     assert Change.objects.get(action="deal_deleted").old["points"] == [11, 3]
     html = scorer.get(sheet_url + "history", **EN).content.decode()
-    assert "deal deleted" in html
-    assert "before: 8 + 3 = 11 / 3 + 0 = 3" in html
+    assert "Deal 1 deleted" in html
+    assert "before: Alice &amp; Carla 8 + 3 = 11 · Beppe &amp; Dino 3 + 0 = 3" in html
 
 
 def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
@@ -248,10 +248,10 @@ def test_a_compressed_sheet_still_answers_304_to_its_weak_etag(scorer, sheet_url
 def test_the_history_loads_when_opened_and_has_its_own_page(scorer, sheet_url, worked):
     sheet = scorer.get(sheet_url, **EN).content.decode()
     assert f'hx-get="{sheet_url}history"' in sheet
-    assert "deal recorded" not in sheet  # not drawn until someone opens it
+    assert "Deal 1 recorded" not in sheet  # not drawn until someone opens it
     fragment = scorer.get(sheet_url + "history", **HX).content.decode()
     assert fragment.lstrip().startswith('<ol class="list changes">')
-    assert "deal recorded" in fragment
+    assert "Deal 1 recorded" in fragment
     page = scorer.get(sheet_url + "history", **EN).content.decode()
     assert "<h1>History of changes</h1>" in page
 
@@ -473,7 +473,7 @@ def test_an_undecided_match_can_be_stopped_from_the_sheet_and_says_so(scorer, ma
     table_page = scorer.get(reverse("table", args=[match.table.viewer_token]), **EN)
     assert "stopped, undecided" in table_page.content.decode()
     history = scorer.get(sheet_url + "history", **EN).content.decode()
-    assert "match stopped, undecided" in history
+    assert "Match stopped, undecided" in history
     assert "11\u20133" in history
 
 
