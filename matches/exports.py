@@ -40,6 +40,7 @@ from matches.models import (
     Status,
     Table,
     TieRule,
+    name_key,
 )
 from matches.sheet import seat_names
 
@@ -501,14 +502,14 @@ def _players(names: list) -> dict[str, str]:
                 "%(where)s: a player is a name, not %(found)s.", where=where, found=_shown(raw)
             )
         name = _name(raw, where, NAME_MAX)
-        if name.casefold() in players:
+        if name_key(name) in players:
             raise _fail(
                 "%(where)s: %(name)s is already in the players list (names are compared "
                 "ignoring case).",
                 where=where,
                 name=name,
             )
-        players[name.casefold()] = name
+        players[name_key(name)] = name
     return players
 
 
@@ -527,9 +528,9 @@ def _sides(raw: list, where: str, players: dict[str, str]) -> tuple[list[str], l
         seated.append([])
         for raw_name in side_players:
             name = _name(raw_name, at, NAME_MAX)
-            if name.casefold() not in players:
+            if name_key(name) not in players:
                 raise _fail("%(where)s: %(name)s is not in the players list.", where=at, name=name)
-            seated[-1].append(players[name.casefold()])
+            seated[-1].append(players[name_key(name)])
     if len(seated[0]) != len(seated[1]):
         raise _fail("%(where)s: both sides need the same number of players.", where=where)
     everyone = seated[0] + seated[1]
@@ -562,13 +563,13 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
         raise ImportInvalid([_rule_message(where, error)]) from None
     seats = _seat_order(seated)
     dealer = _get(raw, "first_dealer", where, str)
-    if dealer.casefold() not in [name.casefold() for name in seats]:
+    if name_key(dealer) not in [name_key(name) for name in seats]:
         raise _fail(
             "%(where)s: the first dealer, %(name)s, does not sit at this match.",
             where=where,
             name=_shown(dealer),
         )
-    first_dealer = [name.casefold() for name in seats].index(dealer.casefold())
+    first_dealer = [name_key(name) for name in seats].index(name_key(dealer))
 
     deals = _get(raw, "deals", where, list)
     deal_at = gettext("%(where)s, deal %(deal)s")

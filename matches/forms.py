@@ -8,7 +8,14 @@ from django.utils.translation import gettext as translate
 from django.utils.translation import gettext_lazy as _
 
 from matches import rules
-from matches.models import NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, DealKind, TieRule
+from matches.models import (
+    NAME_MAX,
+    SIDE_NAME_MAX,
+    TABLE_NAME_MAX,
+    DealKind,
+    TieRule,
+    name_key,
+)
 
 ZWJ = "\u200d"
 NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off", "size": "3"}
@@ -46,8 +53,10 @@ class FormWideErrors:
         super()._post_clean()
         for name in self.form_wide:
             errors = self._errors.pop(name, None)
-            if errors:
-                for message in [STALE_PAGE] if self.fields[name].widget.is_hidden else errors:
+            if not errors:
+                continue
+            for message in [STALE_PAGE] if self.fields[name].widget.is_hidden else errors:
+                if message not in self.non_field_errors():
                     self.add_error(None, message)
 
 
@@ -209,9 +218,9 @@ class NewMatchForm(SettingsForm):
                 self.add_error(f"player_{seat}", _("Type a name or pick a player."))
         seen: dict[str, int] = {}
         for seat, name in names.items():
-            if name and name.casefold() in seen:
+            if name and name_key(name) in seen:
                 self.add_error(f"player_{seat}", _("This player already sits at this match."))
-            seen.setdefault(name.casefold(), seat)
+            seen.setdefault(name_key(name), seat)
         if data.get("first_dealer", 0) >= seats:
             self.add_error("first_dealer", _("Pick one of the players at the match."))
         if not self.errors:

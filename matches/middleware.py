@@ -1,18 +1,18 @@
 """Answers that would otherwise have no words."""
 
-from django.shortcuts import render
+from django.template.loader import render_to_string
 
 
 def method_not_allowed_page(get_response):
     """A 405 says what happened in words: someone opened an address that only takes a form's
-    submission (a page re-opened from the history after a form answered it, say)."""
+    submission (a page re-opened from the history after a form answered it, say). The answer
+    keeps every header the view gave it (Allow, and a table page's no-index and no-cache)."""
 
     def middleware(request):
         response = get_response(request)
         if response.status_code == 405 and not response.streaming and not response.content:
-            page = render(request, "405.html", status=405)
-            page["Allow"] = response["Allow"]
-            return page
+            response.content = render_to_string("405.html", request=request)
+            response["Content-Type"] = "text/html; charset=utf-8"
         return response
 
     return middleware

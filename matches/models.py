@@ -43,6 +43,12 @@ class Table(models.Model):
         return self.name
 
 
+def name_key(name: str) -> str:
+    """What makes two names the same player: case (beyond A to Z) and the invisible joiner
+    inside emoji do not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"."""
+    return name.replace("\u200d", "").strip().casefold()
+
+
 class Player(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="players")
     name = models.CharField(_("name"), max_length=NAME_MAX)

@@ -23,6 +23,7 @@ from matches.models import (
     Status,
     Table,
     TieRule,
+    name_key,
     new_token,
 )
 
@@ -95,13 +96,17 @@ def rotate_link(*, table: Table, which: str) -> Table:
 
 
 def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | None:
-    """The table's player of this name, compared as the import compares them (casefold).
+    """The table's player of this name, compared as the import compares them (name_key).
 
     Not `iexact`: SQLite folds only A to Z, so "Élodie" and "élodie" would both get in, and
     the table's own export could not be imported again. A table has a few dozen players.
+    Every caller is about to add or rename one: the table's row is locked first, so two
+    phones adding "Élodie" and "élodie" at once take turns and the second is told.
     """
-    wanted = name.strip().casefold()
-    return next((p for p in table.players.exclude(pk=exclude) if p.name.casefold() == wanted), None)
+    Table.objects.select_for_update().only("pk").get(pk=table.pk)
+    wanted = name_key(name)
+    players = table.players.exclude(pk=exclude)
+    return next((player for player in players if name_key(player.name) == wanted), None)
 
 
 @atomic
@@ -155,7 +160,7 @@ def start_match(
     per_side = len(players[0])
     if len(players) != 2 or per_side not in (1, 2) or len(players[1]) != per_side:
         raise ServiceError(_("Each side needs the same number of players: one or two."))
-    names = [name.strip().casefold() for side in players for name in side]
+    names = [name_key(name) for side in players for name in side]
     if len(set(names)) != len(names):
         raise ServiceError(_("A player can sit only once at a match."))
     match = Match.objects.create(
@@ -218,6 +223,8 @@ def _deals(match: Match) -> list[Deal]:
 
 
 def _open(match: Match) -> None:
+    if match.status == Status.ABANDONED:
+        raise MatchClosed(_("This match was stopped. Reopen it to change it."))
     if match.is_finished:
         raise MatchClosed(_("This match is finished. Reopen it to change it."))
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Prefetch, Q
+from django.db.models import Case, Prefetch, Q, When
 from django.forms.utils import ErrorDict
 from django.http import HttpRequest, QueryDict
 from django.middleware.csp import get_nonce
@@ -209,6 +209,10 @@ class Sheet:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
             refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
             notice = {**(notice or {}), "error": refused}
+        if notice and notice.get("resent"):
+            # Those points were meant for the deal already saved, not the next one: they go
+            # to its Edit page, and are not offered again here to be saved twice.
+            form = None
         if form is not None and form.is_bound and "number" in form.data:
             # After a conflict or an error the phone keeps what it typed, for the next deal.
             conflict = bool(notice and "conflict" in notice)
@@ -270,9 +274,11 @@ class Sheet:
 
 
 def history(table: Table, params: QueryDict) -> dict:
-    """The table's matches: in progress first, then finished, newest first; by player."""
+    """The table's matches: in progress first, then finished or stopped, newest first; the
+    matches of one player when asked."""
     players = list(table.players.all())
-    matches = Match.objects.filter(table=table).order_by("-status", "-started_at", "-pk")
+    under_way = Case(When(status=Status.IN_PROGRESS, then=0), default=1)
+    matches = Match.objects.filter(table=table).order_by(under_way, "-started_at", "-pk")
     player = next((p for p in players if str(p.pk) == params.get("player")), None)
     if player is not None:
         matches = matches.filter(

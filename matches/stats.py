@@ -121,17 +121,22 @@ def table_stats(table: Table) -> dict:
 def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
     """A horizontal bar per player: matches won, against the most anyone won.
 
-    Names take the first 125 units, each bar starts there, and its count follows it: the
-    longest bar leaves 45 units for the count.
+    Names take the first `names` units, each bar starts there and its count follows it,
+    `gap` units on: the longest bar leaves `count` units for the count.
     """
+    names, gap, count = 125, 5, 40
     most = max((r.won for r in records), default=0) or 1
-    rows = [
-        {
-            "name": r.name if len(r.name) <= 16 else r.name[:15] + "…",
-            "won": r.won,
-            "y": i * (bar + 8),
-            "width": max(2, round(r.won * (width - 170) / most)),
-        }
-        for i, r in enumerate(records[:12])
-    ]
+    rows = []
+    for i, r in enumerate(records[:12]):
+        length = max(2, round(r.won * (width - names - gap - count) / most))
+        rows.append(
+            {
+                "name": r.name if len(r.name) <= 16 else r.name[:15] + "…",
+                "won": r.won,
+                "y": i * (bar + 8),
+                "x": names,
+                "width": length,
+                "count_x": names + length + gap,
+            }
+        )
     return {"rows": rows, "height": max(len(rows) * (bar + 8), bar), "bar": bar, "width": width}

@@ -79,6 +79,12 @@ def test_a_match_stopped_undecided_has_a_stop_time_and_no_winner():
     now = timezone.now()
     assert refused(Match, table=TableFactory(), status="abandoned")
     assert refused(Match, table=TableFactory(), status="abandoned", finished_at=now, winner=1)
+    assert refused(
+        Match, table=TableFactory(), status="abandoned", finished_at=now, end_reason="line"
+    )
+    stopped = Match(table=TableFactory(), status="abandoned", finished_at=now)
+    stopped.full_clean()
+    stopped.save()
 
 
 def test_two_sides_of_a_match_have_different_positions():

@@ -223,3 +223,21 @@ def test_a_decided_match_is_ended_not_stopped():
         services.stop_match(match=match)
     match.refresh_from_db()
     assert match.status == "in_progress"
+
+
+def test_an_edit_saved_unchanged_changes_nothing_and_logs_nothing():
+    match = MatchFactory()
+    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    match.refresh_from_db()
+    revision, changes = match.revision, match.changes.count()
+    services.edit_deal(deal=deal, version=deal.version, entry=WORKED)
+    match.refresh_from_db()
+    assert (match.revision, match.changes.count()) == (revision, changes)
+    assert Deal.objects.get().version == deal.version
+
+
+def test_a_stopped_match_says_it_was_stopped_when_a_deal_comes_in():
+    match = MatchFactory()
+    services.stop_match(match=match)
+    with pytest.raises(services.MatchClosed, match=r"This match was stopped\. Reopen it"):
+        services.record_deal(match=match, number=1, entry=WORKED)

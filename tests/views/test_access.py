@@ -21,6 +21,7 @@ def changing_urls(match):
         reverse("edit_deal", args=[token, pk, 1]),
         reverse("delete_deal", args=[token, pk, 1]),
         reverse("end_match", args=[token, pk]),
+        reverse("stop_match", args=[token, pk]),
         reverse("reopen_match", args=[token, pk]),
         reverse("rematch", args=[token, pk]),
         reverse("change_settings", args=[token, pk]),
@@ -55,6 +56,7 @@ def test_post_only_urls_refuse_get_in_words(scorer, match, worked):
         response = scorer.get(url, HTTP_ACCEPT_LANGUAGE="en")
         assert response.status_code == 405, url
         assert response["Allow"] == "POST"
+        assert response["X-Robots-Tag"] == "noindex, nofollow"  # still a secret table page
         assert "Nothing was changed: go back to the page and use its buttons." in response.text
 
 

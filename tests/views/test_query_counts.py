@@ -91,3 +91,31 @@ def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
     assert queries(client, url) == 2  # the table, the state: the rest comes from the cache
     services.rename_player(player=Player.objects.get(table=table, name="Alice"), name="Alessia")
     assert "Alessia" in client.get(url).content.decode()
+
+
+def test_a_match_stopped_undecided_counts_in_no_stats(joined):
+    table, under_way = history(matches=2, deals=2)
+    services.stop_match(match=under_way)
+    html = joined(table).get(reverse("stats", args=[table.viewer_token]), HTTP_ACCEPT_LANGUAGE="en")
+    assert "2 finished matches." in html.content.decode()
+
+
+def test_the_table_lists_matches_under_way_first_then_the_rest_newest_first(joined):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from matches.models import Match
+
+    table = TableFactory()
+    finished = play(table, deals=1)
+    stopped, under_way = play(table, deals=1, finish=False), play(table, deals=1, finish=False)
+    services.stop_match(match=stopped)
+    # Under way since last week, yet first; then the stopped one (an hour ago), then the rest.
+    for match, age in ((under_way, timedelta(days=7)), (stopped, timedelta(hours=1))):
+        Match.objects.filter(pk=match.pk).update(started_at=timezone.now() - age)
+    Match.objects.filter(pk=finished.pk).update(started_at=timezone.now() - timedelta(hours=2))
+    html = joined(table).get(reverse("table", args=[table.viewer_token])).content.decode()
+    links = [reverse("match", args=[table.viewer_token, m.pk]) for m in (under_way, stopped)]
+    links.append(reverse("match", args=[table.viewer_token, finished.pk]))
+    assert sorted(links, key=html.index) == links

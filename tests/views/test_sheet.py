@@ -193,7 +193,8 @@ def test_a_resent_deal_with_other_points_is_refused_in_words(scorer, deal_url):
     scorer.post(deal_url, deal_data(key="mine"), **HX)
     html = scorer.post(deal_url, deal_data(a="2", b="9", key="mine"), **HX).content.decode()
     assert "Deal 1 was already saved from this phone, with other points." in html
-    assert "To change it, use Edit on deal 1." in html
+    assert "Edit deal 1 to change it." in html
+    assert 'name="card_points_0" id="id_card_points_0" value=""' in html  # not offered again
     assert Deal.objects.get().card_points == (8, 3)
 
 

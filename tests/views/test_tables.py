@@ -128,6 +128,9 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     html = scorer.post(add, {"name": "\u200d"}, **EN).content.decode()
     assert "Type the player&#x27;s name." in html
     assert "Use letters, numbers" in scorer.post(add, {"name": "A\u202eB"}, **EN).content.decode()
+    # The joiner is invisible: with it, "Alice" is still Alice.
+    html = scorer.post(add, {"name": "Al\u200dice"}, **EN).content.decode()
+    assert "already plays at this table." in html
 
 
 @pytest.mark.parametrize(
