@@ -70,6 +70,7 @@ CSV_HEADER = (
     gettext_lazy("Side 2 declared points"),
     gettext_lazy("Side 2 points"),
     gettext_lazy("Side 2 total"),
+    gettext_lazy("Match status"),
 )
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -151,6 +152,7 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
     # Labels in the language active now: a streamed response is read after the view returns.
     header = [str(title) for title in CSV_HEADER]
     kinds = {kind: str(label) for kind, label in DealKind.choices}
+    statuses = {status: str(label) for status, label in Status.choices}
 
     def rows() -> Iterator[str]:
         writer = csv.writer(_Echo())
@@ -164,6 +166,7 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
                 for i, side in enumerate(scored.sides):
                     row += [side.name, entry.card_points[i], entry.declared_points[i]]
                     row += [deal.points[i], deal.totals[i]]
+                row.append(statuses[scored.match.status])
                 yield writer.writerow([_cell(value) for value in row])
 
     return rows()

@@ -170,6 +170,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Side 2 declared points",
         "Side 2 points",
         "Side 2 total",
+        "Match status",
     ]
     assert len(rows) == 1 + 2 + 2 + 2
     open_match = Match.objects.get(line=31)
@@ -179,10 +180,11 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
     assert last[2:5] == ["2", "Dino", "Normal"]
     assert last[5:10] == ["I «Lupi»", "2", "0", "2", "13"]
-    assert last[10:] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16"]
+    assert last[10:] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16", "In progress"]
     cappotto_rows = rows[1:3]
     assert [row[4] for row in cappotto_rows] == ["Normal", "Cappotto"]
     assert [(row[9], row[14]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
+    assert {row[15] for row in cappotto_rows} == {"Finished"}
 
 
 def test_one_match_exports_as_csv_on_its_own():
