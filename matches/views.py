@@ -408,9 +408,13 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         sheet = _sheet(request, token, match_id, scorer)
         response = render(request, "matches/match.html#poll", sheet.poll_context(request))
     elif request.htmx or request.GET:
-        saved = request.GET.get("saved", "")
-        # Plain digits only: "²" is a digit to str.isdigit() but not to int().
-        notice = {"saved": int(saved)} if re.fullmatch("[0-9]{1,6}", saved) else None
+        # What the phone just did (?saved=4, ?edited=2), said above the sheet. Plain digits
+        # only: "²" is a digit to str.isdigit() but not to int().
+        notice = {
+            done: int(number)
+            for done in ("saved", "edited")
+            if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
+        }
         sheet = _sheet(request, token, match_id, scorer)
         return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:
@@ -527,7 +531,8 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:
-            return _done(request, reverse("match", args=[token, match.pk]))
+            sheet_url = reverse("match", args=[token, match.pk])
+            return _done(request, f"{sheet_url}?edited={deal.number}")
     context = {
         "table": match.table,
         "match": match,

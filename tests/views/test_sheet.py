@@ -147,6 +147,8 @@ def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
     assert Deal.objects.get().points == (10, 5)
     change = Change.objects.get(action="deal_edited")
     assert (change.old["points"], change.new["points"]) == ([11, 3], [10, 5])
+    assert response["Location"].endswith("/?edited=1")
+    assert "Deal 1 edited." in scorer.get(response["Location"], **EN).content.decode()
 
 
 def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sheet_url, worked):
@@ -483,3 +485,25 @@ def test_a_decided_match_offers_no_stop(scorer, match, sheet_url, deal_url):
     html = scorer.post(deal_url, deal_data(2, key="k2"), **HX).content.decode()
     assert 'id="end-match"' in html
     assert 'id="stop-match"' not in html
+
+
+def test_a_sweepers_points_are_said_to_reach_the_line_not_summed(scorer, match, sheet_url):
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    cappotto = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTO, side=1)
+    services.record_deal(match=match, number=2, entry=cappotto)
+    html = scorer.get(sheet_url, **EN).content.decode()
+    row = html[html.index('id="deal-2"') :].split("</tr>", 1)[0]
+    # Beppe & Dino had 5: the cappotto scores the 16 that take them to 21.
+    detail = '<span class="small muted detail">'
+    assert f'<td class="side-1"><strong>16</strong>{detail[:-1]} title="to the line">→ 21' in row
+    assert f'<td class="side-0"><strong>0</strong>{detail}0 + 0' in row
+    history = scorer.get(sheet_url + "history", **EN).content.decode()
+    assert "Alice &amp; Carla 0 + 0 = 0 · Beppe &amp; Dino 11 + 0 → 16 (cappotto)" in history
+
+
+def test_a_won_match_says_so_instead_of_what_each_side_needs(scorer, match, sheet_url):
+    for number in (1, 2):
+        services.record_deal(match=match, number=number, entry=rules.DealEntry((8, 3), (3, 0)))
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "match won" in html
+    assert "more</span>" not in html  # "needs 6 more"
