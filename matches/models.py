@@ -317,6 +317,16 @@ class Deal(models.Model):
             side=self.side,
         )
 
+    @staticmethod
+    def entry_from_values(values: dict) -> rules.DealEntry:
+        """The entry of a deal as the change log kept it (see values): to restore it."""
+        return rules.DealEntry(
+            card_points=tuple(values["card_points"]),
+            declared_points=tuple(values["declared_points"]),
+            kind=rules.DealKind(values["kind"]),
+            side=values["side"],
+        )
+
     def values(self) -> dict:
         """What the change log keeps of a deal: enough to restore it."""
         return {

@@ -278,6 +278,26 @@ def record_deal(
     return Recorded(deal, created=True, match=match, outcome=outcome)
 
 
+@atomic
+def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
+    """Put back deal `number`, deleted a moment ago, as the change log kept it.
+
+    Only while it would still be the next deal: another phone's deal in its place is a
+    DealConflict, as for any deal (see record_deal); the log then keeps it all the same.
+    """
+    deleted = (
+        match.changes.filter(action=Action.DEAL_DELETED, deal_number=number)
+        .order_by("-at", "-id")
+        .first()
+    )
+    if deleted is None:
+        raise ServiceError(
+            _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
+        )
+    entry = Deal.entry_from_values(deleted.old)
+    return record_deal(match=match, number=number, entry=entry, by=by)
+
+
 def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:
     return {
         "kind": str(entry.kind),

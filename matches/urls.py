@@ -49,6 +49,7 @@ urlpatterns = [
     path(match + "deals", views.record_deal, name="record_deal"),
     path(match + "deals/<id:number>/edit", views.edit_deal, name="edit_deal"),
     path(match + "deals/<id:number>/delete", views.delete_deal, name="delete_deal"),
+    path(match + "deals/<id:number>/restore", views.restore_deal, name="restore_deal"),
     path(match + "end", views.end_match, name="end_match"),
     path(match + "stop", views.stop_match, name="stop_match"),
     path(match + "reopen", views.reopen_match, name="reopen_match"),

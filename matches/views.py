@@ -570,6 +570,13 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
 
 @table_page
 @require_POST
+def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    done = {"saved": number}
+    return _act(request, token, match_id, services.restore_deal, number=number, done=done)
+
+
+@table_page
+@require_POST
 def end_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     return _act(request, token, match_id, services.end_match)
 

@@ -241,3 +241,28 @@ def test_a_stopped_match_says_it_was_stopped_when_a_deal_comes_in():
     services.stop_match(match=match)
     with pytest.raises(services.MatchClosed, match=r"This match was stopped\. Reopen it"):
         services.record_deal(match=match, number=1, entry=WORKED)
+
+
+def test_a_deleted_deal_is_restored_from_the_log_while_it_is_still_the_next():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    stramazzo = entry(0, 11, kind="stramazzo", side=1)
+    services.record_deal(match=match, number=2, entry=stramazzo)
+    services.delete_last_deal(match=match, number=2)
+    restored = services.restore_deal(match=match, number=2, by="Dino")
+    assert restored.created
+    assert restored.deal.entry() == stramazzo
+    assert restored.deal.points == (0, 18)  # taken to the line again, as first scored
+    assert match.changes.order_by("-id").first().action == "deal_recorded"
+
+
+def test_a_deal_cannot_be_restored_once_another_took_its_place():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED)
+    services.delete_last_deal(match=match, number=1)
+    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    with pytest.raises(services.DealConflict):
+        services.restore_deal(match=match, number=1)
+    assert Deal.objects.get().card_points == (6, 5)
+    with pytest.raises(services.ServiceError, match="was not deleted: nothing to restore"):
+        services.restore_deal(match=match, number=2)

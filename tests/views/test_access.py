@@ -20,6 +20,7 @@ def changing_urls(match):
         reverse("record_deal", args=[token, pk]),
         reverse("edit_deal", args=[token, pk, 1]),
         reverse("delete_deal", args=[token, pk, 1]),
+        reverse("restore_deal", args=[token, pk, 1]),
         reverse("end_match", args=[token, pk]),
         reverse("stop_match", args=[token, pk]),
         reverse("reopen_match", args=[token, pk]),

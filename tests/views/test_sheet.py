@@ -442,10 +442,14 @@ def test_a_cappotto_is_saved_with_no_card_points_typed(scorer, deal_url):
     assert (deal.card_points, deal.kind, deal.side) == ((0, 11), "cappotto", 1)
 
 
-def test_a_deleted_deal_is_said_deleted_and_kept_in_the_history(scorer, sheet_url, worked):
+def test_a_deleted_deal_is_said_deleted_and_can_be_restored(scorer, sheet_url, worked):
     html = scorer.post(sheet_url + "deals/1/delete", **HX).content.decode()
     assert "Deal 1 deleted. The match history keeps it." in html
+    assert f'hx-post="{sheet_url}deals/1/restore"' in html
     assert not Deal.objects.exists()
+    html = scorer.post(sheet_url + "deals/1/restore", **HX).content.decode()
+    assert "Deal 1 saved." in html
+    assert Deal.objects.get().points == (11, 3)
 
 
 @pytest.mark.parametrize(
