@@ -294,7 +294,14 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
         raise ServiceError(
             _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
         )
-    entry = Deal.entry_from_values(deleted.old)
+    try:
+        entry = Deal.entry_from_values(deleted.old)
+    except (KeyError, TypeError, ValueError):
+        # An imported log may keep less of a deal than this app writes (its points only).
+        raise ServiceError(
+            _("The history does not keep enough of deal %(number)s to restore it.")
+            % {"number": number}
+        ) from None
     return record_deal(match=match, number=number, entry=entry, by=by)
 
 

@@ -266,3 +266,12 @@ def test_a_deal_cannot_be_restored_once_another_took_its_place():
     assert Deal.objects.get().card_points == (6, 5)
     with pytest.raises(services.ServiceError, match="was not deleted: nothing to restore"):
         services.restore_deal(match=match, number=2)
+
+
+def test_a_deal_the_log_keeps_too_little_of_is_not_restored():
+    """An imported log may keep only a deleted deal's points."""
+    match = MatchFactory()
+    Change.objects.create(match=match, action="deal_deleted", deal_number=1, old={"points": [1]})
+    with pytest.raises(services.ServiceError, match="does not keep enough of deal 1"):
+        services.restore_deal(match=match, number=1)
+    assert not Deal.objects.exists()
