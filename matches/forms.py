@@ -68,8 +68,8 @@ def clean_name(value: str, *, max_length: int) -> str:
         unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ for char in value
     ):
         raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")
-    if not value.replace(ZWJ, ""):
-        return ""
+    if not name_key(value):
+        return ""  # nothing one can see: no name
     if len(value) > max_length:
         raise ValidationError(
             _("Keep it to %(max)s characters (this one has %(length)s)."),

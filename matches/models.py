@@ -3,6 +3,7 @@
 The scoring itself lives in `matches.rules`; these models only keep its inputs and results.
 """
 
+import re
 import secrets
 
 from django.db import models
@@ -43,10 +44,16 @@ class Table(models.Model):
         return self.name
 
 
+# Characters that change nothing one can see in a name: the joiner and variation selectors
+# inside emoji (so 😀 and 😀 + U+FE0F are one name), and letters that draw as a blank.
+_UNSEEN = re.compile("[\u200d\u034f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_BLANK = "\u3164\u2800\u115f\u1160\uffa0"
+
+
 def name_key(name: str) -> str:
-    """What makes two names the same player: case (beyond A to Z) and the invisible joiner
-    inside emoji do not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"."""
-    return name.replace("\u200d", "").strip().casefold()
+    """What makes two names the same player: case (beyond A to Z) and unseen characters do
+    not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"; an empty key is no name at all."""
+    return _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n").casefold()
 
 
 class Player(models.Model):
@@ -319,7 +326,20 @@ class Deal(models.Model):
 
     @staticmethod
     def entry_from_values(values: dict) -> rules.DealEntry:
-        """The entry of a deal as the change log kept it (see values): to restore it."""
+        """The entry of a deal as the change log kept it (see values): to restore it.
+
+        ValueError unless it is whole, as this app logs it: an imported log may keep less.
+        """
+
+        def whole(value) -> bool:
+            return type(value) is int  # not a bool, not a float
+
+        pairs = (values["card_points"], values["declared_points"])
+        side = values["side"]
+        if not all(type(p) is list and len(p) == 2 and all(map(whole, p)) for p in pairs) or not (
+            side is None or whole(side)
+        ):
+            raise ValueError("not a deal as this app logs it")
         return rules.DealEntry(
             card_points=tuple(values["card_points"]),
             declared_points=tuple(values["declared_points"]),

@@ -285,12 +285,11 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     Only while it would still be the next deal: another phone's deal in its place is a
     DealConflict, as for any deal (see record_deal); the log then keeps it all the same.
     """
+    # The latest deletion logged, by id: an imported log's times may say anything.
     deleted = (
-        match.changes.filter(action=Action.DEAL_DELETED, deal_number=number)
-        .order_by("-at", "-id")
-        .first()
+        match.changes.filter(action=Action.DEAL_DELETED, deal_number=number).order_by("-id").first()
     )
-    if deleted is None:
+    if deleted is None or number < 1:
         raise ServiceError(
             _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
         )
@@ -302,7 +301,17 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
             _("The history does not keep enough of deal %(number)s to restore it.")
             % {"number": number}
         ) from None
-    return record_deal(match=match, number=number, entry=entry, by=by)
+    try:
+        return record_deal(match=match, number=number, entry=entry, by=by)
+    except DealConflict:
+        raise ServiceError(
+            _("Deal %(number)s is on the sheet already: nothing to restore.") % {"number": number}
+        ) from None
+    except StaleChange:
+        raise ServiceError(
+            _("Deal %(number)s can be restored only while it would be the next deal.")
+            % {"number": number}
+        ) from None
 
 
 def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:

@@ -261,17 +261,41 @@ def test_a_deal_cannot_be_restored_once_another_took_its_place():
     services.record_deal(match=match, number=1, entry=WORKED)
     services.delete_last_deal(match=match, number=1)
     services.record_deal(match=match, number=1, entry=entry(6, 5))
-    with pytest.raises(services.DealConflict):
+    with pytest.raises(services.ServiceError, match="Deal 1 is on the sheet already"):
         services.restore_deal(match=match, number=1)
     assert Deal.objects.get().card_points == (6, 5)
     with pytest.raises(services.ServiceError, match="was not deleted: nothing to restore"):
         services.restore_deal(match=match, number=2)
 
 
-def test_a_deal_the_log_keeps_too_little_of_is_not_restored():
-    """An imported log may keep only a deleted deal's points."""
+@pytest.mark.parametrize(
+    "old",
+    [
+        {"points": [1]},
+        {"card_points": [3], "declared_points": [0, 0], "kind": "normal", "side": None},
+        {"card_points": [0, 11], "declared_points": [0, 3], "kind": "cappotto", "side": 1.0},
+        {"card_points": [3, 8, 5], "declared_points": [0, 0], "kind": "normal", "side": None},
+        {"card_points": [3, 8], "declared_points": [None, None], "kind": "normal", "side": None},
+    ],
+)
+def test_a_deal_the_log_keeps_too_little_of_is_not_restored(old):
+    """An imported log may keep only a deleted deal's points, or values of other types."""
     match = MatchFactory()
-    Change.objects.create(match=match, action="deal_deleted", deal_number=1, old={"points": [1]})
+    Change.objects.create(match=match, action="deal_deleted", deal_number=1, old=old)
     with pytest.raises(services.ServiceError, match="does not keep enough of deal 1"):
         services.restore_deal(match=match, number=1)
     assert not Deal.objects.exists()
+
+
+def test_restore_takes_the_latest_deletion_whatever_its_logged_time():
+    match = MatchFactory()
+    old = {"card_points": [0, 11], "declared_points": [0, 3], "kind": "normal", "side": None}
+    Change.objects.create(
+        match=match, action="deal_deleted", deal_number=1, old=old, at="2999-01-01T00:00Z"
+    )
+    services.record_deal(match=match, number=1, entry=entry(9, 2))
+    services.delete_last_deal(match=match, number=1)
+    services.restore_deal(match=match, number=1)
+    assert Deal.objects.get().card_points == (9, 2)
+    with pytest.raises(services.ServiceError, match="Deal 1 is on the sheet already"):
+        services.restore_deal(match=match, number=1)

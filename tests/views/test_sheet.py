@@ -511,3 +511,10 @@ def test_a_won_match_says_so_instead_of_what_each_side_needs(scorer, match, shee
     html = scorer.get(sheet_url, **EN).content.decode()
     assert "match won" in html
     assert "more</span>" not in html  # "needs 6 more"
+
+
+def test_the_history_shows_an_odd_imported_end_reason_as_it_is(scorer, match, sheet_url):
+    Change.objects.create(match=match, action="match_ended", new={"reason": 5, "winner": 0})
+    html = scorer.get(sheet_url + "history", **EN)
+    assert html.status_code == 200
+    assert "Alice &amp; Carla · 5" in html.content.decode()

@@ -131,6 +131,12 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     # The joiner is invisible: with it, "Alice" is still Alice.
     html = scorer.post(add, {"name": "Al\u200dice"}, **EN).content.decode()
     assert "already plays at this table." in html
+    # So are emoji variation selectors, and letters that draw as a blank are no name.
+    scorer.post(add, {"name": "😀"}, **EN)
+    assert "already plays" in scorer.post(add, {"name": "😀\ufe0f"}, **EN).content.decode()
+    for unseen in ("\ufe0f", "\u3164", "\u2800 \u200d"):
+        html = scorer.post(add, {"name": unseen}, **EN).content.decode()
+        assert "Type the player&#x27;s name." in html
 
 
 @pytest.mark.parametrize(
