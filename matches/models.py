@@ -192,9 +192,15 @@ class Match(models.Model):
 
     def outcome(self, deals: "list[Deal]", sides: "list[Side] | None" = None) -> rules.Outcome:
         """Where the match stands after `deals` (rows already loaded), as the rules score it."""
+        return self.score([deal.entry() for deal in deals], sides)
+
+    def score(
+        self, entries: list[rules.DealEntry], sides: "list[Side] | None" = None
+    ) -> rules.Outcome:
+        """Where the match would stand after `entries`, under its settings and seats."""
         return rules.evaluate(
             self.match_rules(sides),
-            [deal.entry() for deal in deals],
+            entries,
             first_dealer=self.first_dealer,
             seat_count=self.seat_count,
         )
@@ -334,17 +340,18 @@ class Deal(models.Model):
         def whole(value) -> bool:
             return type(value) is int  # not a bool, not a float
 
-        pairs = (values["card_points"], values["declared_points"])
-        side = values["side"]
-        if not all(type(p) is list and len(p) == 2 and all(map(whole, p)) for p in pairs) or not (
-            side is None or whole(side)
-        ):
+        cards, declared, side = values["card_points"], values["declared_points"], values["side"]
+        pairs_whole = all(
+            type(pair) is list and len(pair) == 2 and all(map(whole, pair))
+            for pair in (cards, declared)
+        )
+        if not pairs_whole or not (side is None or whole(side)):
             raise ValueError("not a deal as this app logs it")
         return rules.DealEntry(
-            card_points=tuple(values["card_points"]),
-            declared_points=tuple(values["declared_points"]),
+            card_points=tuple(cards),
+            declared_points=tuple(declared),
             kind=rules.DealKind(values["kind"]),
-            side=values["side"],
+            side=side,
         )
 
     def values(self) -> dict:

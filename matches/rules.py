@@ -253,6 +253,11 @@ class Outcome:
 # --- Card points -------------------------------------------------------------
 
 
+def is_sweep(kind: str) -> bool:
+    """A cappotto or a stramazzo: the sweeper's points are what takes it to the line."""
+    return kind in _SWEEPS
+
+
 def complete_card_points(
     first: int | None,
     second: int | None,

@@ -260,12 +260,7 @@ def record_deal(
         raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
     # Every deal so far and the new one: an error can only be the new deal's (the others
     # were checked when they were stored), and the outcome is what the sheet shows next.
-    outcome = rules.evaluate(
-        match.match_rules(sides),
-        [*(deal.entry() for deal in deals), entry],
-        first_dealer=match.first_dealer,
-        seat_count=match.seat_count,
-    )
+    outcome = match.score([*(deal.entry() for deal in deals), entry], sides)
     scored = outcome.deals[-1]
     deal = Deal.objects.create(
         match=match,
@@ -282,8 +277,8 @@ def record_deal(
 def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     """Put back deal `number`, deleted a moment ago, as the change log kept it.
 
-    Only while it would still be the next deal: another phone's deal in its place is a
-    DealConflict, as for any deal (see record_deal); the log then keeps it all the same.
+    Only while it would still be the next deal: once another deal took its place, or deals
+    before it are gone, it is refused in words (and the log still keeps it).
     """
     # The latest deletion logged, by id: an imported log's times may say anything.
     deleted = (
@@ -362,12 +357,7 @@ def _rescored(match: Match, entries: list[rules.DealEntry]) -> rules.Outcome:
     that is refused in words, naming the deal where the match would now end.
     """
     try:
-        return rules.evaluate(
-            match.match_rules(),
-            entries,
-            first_dealer=match.first_dealer,
-            seat_count=match.seat_count,
-        )
+        return match.score(entries)
     except rules.DealInvalid as invalid:
         if invalid.codes != ["match_decided"]:
             raise

@@ -17,7 +17,7 @@ from django.utils.translation import get_language
 
 from matches import rules
 from matches.forms import DealForm, SettingsForm
-from matches.models import Deal, DealKind, Match, Side, Status, Table
+from matches.models import Deal, Match, Side, Status, Table
 
 _STATE_SQL = (
     f"SELECT m.revision, m.table_id, t.scorer_token FROM {Match._meta.db_table} m"
@@ -47,7 +47,7 @@ class Row:
         """Each side's cell: its points, and beneath them how they came about. A sweeper's
         points are whatever takes it to the line, not its cards plus declarations: the cell
         says so; the side named by a sweep or claim carries its tag."""
-        sweep = self.kind in (DealKind.CAPPOTTO, DealKind.STRAMAZZO)
+        sweep = rules.is_sweep(self.kind)
         return [
             {
                 "side": i,
@@ -55,7 +55,7 @@ class Row:
                 "to_line": sweep and self.side == i,
                 "detail": (
                     f"{self.card_points[i]} + {self.declared_points[i]}"
-                    if self.declared_points[i] or self.kind != DealKind.NORMAL
+                    if self.declared_points[i] or self.kind != rules.DealKind.NORMAL
                     else ""
                 ),
                 "tag": self.kind_label if self.side == i else "",
