@@ -33,8 +33,13 @@ def add_rule_errors(form: forms.Form, invalid: rules.DealInvalid) -> None:
 
 
 def rule_messages(invalid: rules.DealInvalid) -> str:
-    """Every broken rule in words, translated: for a refusal shown away from a form."""
-    return " ".join(message for error in invalid.errors for message in rule_error(error).messages)
+    """Every broken rule in words, translated, for a refusal shown away from a form: naming
+    the deal, which the page may not show (new settings can break a deal far up the sheet)."""
+    said = " ".join(message for error in invalid.errors for message in rule_error(error).messages)
+    number = invalid.errors[0].deal_number if invalid.errors else None
+    if number is None:
+        return said
+    return _("Deal %(number)s: %(message)s") % {"number": number, "message": said}
 
 
 STALE_PAGE = _("This page is out of date: reload it and try again.")
@@ -310,9 +315,12 @@ class EditDealForm(DealForm):
 
 
 class CountForm(FormWideErrors, forms.Form):
-    """Count one side's pile: aces, figures and the last trick give both sides' card points."""
+    """Count one side's pile: aces, figures and the last trick give both sides' card points.
 
-    form_wide = ("count_side",)
+    In a claim (`claim`) only the counted side's, and the last trick was never played.
+    """
+
+    form_wide = ("count_side", "last_trick")
 
     count_side = forms.TypedChoiceField(
         label=_("Whose pile"),
@@ -324,9 +332,10 @@ class CountForm(FormWideErrors, forms.Form):
     figures = EntryField(label=_("Figures (3, 2, king, cavallo, fante)"))
     last_trick = forms.BooleanField(label=_("Took the last trick"), required=False)
 
-    def __init__(self, *args, side_names: tuple[str, str], **kwargs):
+    def __init__(self, *args, side_names: tuple[str, str], claim: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["count_side"].choices = list(enumerate(side_names))
+        self.claim = claim
 
     def clean(self):
         data = super().clean()
@@ -339,6 +348,7 @@ class CountForm(FormWideErrors, forms.Form):
                     data["figures"] or "0", field="figures", label=str(_("Figures"))
                 ),
                 last_trick=data["last_trick"],
+                claim=self.claim,
             )
         except rules.RuleError as error:
             self.add_error(error.field if error.field in self.fields else None, rule_error(error))

@@ -287,7 +287,7 @@ class Deal(models.Model):
                 condition=(
                     Q(kind=DealKind.CLAIM)
                     & Q(
-                        card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"),
+                        card_points_0__lte=rules.CLAIM_CARD_POINTS - F("card_points_1"),
                     )
                 )
                 | (

@@ -52,6 +52,8 @@ class EndReason(StrEnum):
 
 
 CARD_POINTS_PER_DEAL = 11
+# A claim stops the deal before the last trick: at most 10⅔ in the tricks, fractions dropped.
+CLAIM_CARD_POINTS = CARD_POINTS_PER_DEAL - 1
 DEFAULT_LINE = 21
 MIN_LINE = 11
 MAX_LINE = 101
@@ -253,6 +255,12 @@ class Outcome:
 # --- Card points -------------------------------------------------------------
 
 
+def _sweep_side_required() -> RuleError:
+    return RuleError(
+        "sweep_side_required", gettext_noop("Say which side swept the deal."), field="side"
+    )
+
+
 def is_sweep(kind: str) -> bool:
     """A cappotto or a stramazzo: the sweeper's points are what takes it to the line."""
     return kind in _SWEEPS
@@ -279,7 +287,9 @@ def complete_card_points(
 
     A claim stops the deal early, so both must be typed; blank means 0 there.
     """
-    if first is None and second is None and kind == DealKind.CAPPOTTO and side in (0, 1):
+    if first is None and second is None and kind == DealKind.CAPPOTTO:
+        if side not in (0, 1):
+            raise _sweep_side_required()
         return (CARD_POINTS_PER_DEAL, 0) if side == 0 else (0, CARD_POINTS_PER_DEAL)
     if first is None and second is None:
         raise RuleError(
@@ -296,7 +306,9 @@ def complete_card_points(
     return (first, second)
 
 
-def card_points_from_count(*, aces: int, figures: int, last_trick: bool) -> tuple[int, int]:
+def card_points_from_count(
+    *, aces: int, figures: int, last_trick: bool, claim: bool = False
+) -> tuple[int, int | None]:
     """Both sides' card points from one side's pile: (this side's, the other side's).
 
     An ace is 1 point (3 thirds), a figure (3, 2, king, cavallo, fante) a third,
@@ -309,6 +321,13 @@ def card_points_from_count(*, aces: int, figures: int, last_trick: bool) -> tupl
     (8, 3)
     >>> card_points_from_count(aces=2, figures=4, last_trick=True)
     (4, 7)
+
+    A claim stops the deal early: the cards still in hand belong to nobody yet,
+    so the other side's points are not the rest (None), and nobody took the
+    last trick.
+
+    >>> card_points_from_count(aces=2, figures=4, last_trick=False, claim=True)
+    (3, None)
     """
     if isinstance(aces, bool) or not isinstance(aces, int) or not 0 <= aces <= _ACES:
         raise RuleError(
@@ -327,8 +346,16 @@ def card_points_from_count(*, aces: int, figures: int, last_trick: bool) -> tupl
             {"max": _FIGURES, "value": figures},
             field="figures",
         )
+    if claim and last_trick:
+        raise RuleError(
+            "claim_last_trick",
+            gettext_noop("A claim stops the deal before the last trick: nobody took it."),
+            field="last_trick",
+        )
     last = 1 if last_trick else 0
     this_side = 3 * aces + figures + 3 * last
+    if claim:
+        return this_side // 3, None
     other_side = 3 * (_ACES - aces) + (_FIGURES - figures) + 3 * (1 - last)
     return this_side // 3, other_side // 3
 
@@ -372,18 +399,19 @@ def _sumset(a: int, b: int) -> int:
 
 
 @cache
-def _side_totals_by_cards() -> tuple[int, ...]:
+def _side_totals_by_cards(players_per_side: int = 2) -> tuple[int, ...]:
     """For each set of the 12 declaring cards a side holds, its possible totals.
 
-    A side is two hands of ten; the cards it holds split between them in every
-    way (submask iteration, 3^12 splits), neither hand holding more than ten.
-    Whatever the side does not hold, the other side holds: any split of the 12
-    with at most ten a hand can be dealt, the other 28 cards filling the hands.
+    A side of one player (tressette in due) is one hand of ten. A side of two
+    is two hands: the cards it holds split between them in every way (submask
+    iteration, 3^12 splits), neither hand holding more than ten.
     """
     hand_totals = [
         _hand_totals(hand) if hand.bit_count() <= _HAND_SIZE else 0  # 0: no such hand
         for hand in range(_ALL_DECLARING + 1)
     ]
+    if players_per_side == 1:
+        return tuple(hand_totals)
     distinct = sorted(set(hand_totals))
     index = {totals: position for position, totals in enumerate(distinct)}
     sums = [[_sumset(a, b) for b in distinct] for a in distinct]
@@ -402,27 +430,54 @@ def _side_totals_by_cards() -> tuple[int, ...]:
 
 
 @cache
-def declaration_pairs() -> frozenset[tuple[int, int]]:
+def _other_side_totals(players_per_side: int = 2) -> tuple[int, ...]:
+    """For each set of declaring cards one side does not hold, the other side's possible totals.
+
+    With four players all forty cards are dealt: the other side holds exactly
+    those. In due twenty cards stay in the monte, so the other hand holds any
+    part of them (an OR over subsets, one card at a time).
+    """
+    by_cards = _side_totals_by_cards(players_per_side)
+    if players_per_side == 2:
+        return by_cards
+    within = list(by_cards)
+    for card in range(_DECLARING_CARDS):
+        for cards in range(_ALL_DECLARING + 1):
+            if cards >> card & 1:
+                within[cards] |= within[cards ^ (1 << card)]
+    return tuple(within)
+
+
+@cache
+def declaration_pairs(players_per_side: int = 2) -> frozenset[tuple[int, int]]:
     """Every (side 0 total, side 1 total) of declarations one 40-card deck allows.
 
     >>> (7, 6) in declaration_pairs(), (7, 7) in declaration_pairs()
     (True, False)
+
+    In due each side is one hand of ten: 21 takes two hands.
+
+    >>> (21, 0) in declaration_pairs(2), (21, 0) in declaration_pairs(1)
+    (True, False)
     """
-    by_cards = _side_totals_by_cards()
-    splits = {(by_cards[cards], by_cards[_ALL_DECLARING ^ cards]) for cards in range(len(by_cards))}
+    mine = _side_totals_by_cards(players_per_side)
+    theirs = _other_side_totals(players_per_side)
+    splits = {(mine[cards], theirs[_ALL_DECLARING ^ cards]) for cards in range(len(mine))}
     return frozenset(
-        (a, b) for mine, theirs in splits for a in _bit_values(mine) for b in _bit_values(theirs)
+        (a, b) for ours, others in splits for a in _bit_values(ours) for b in _bit_values(others)
     )
 
 
 @cache
-def declaration_totals_for_side() -> frozenset[int]:
-    """Every declared total two real 10-card hands can hold.
+def declaration_totals_for_side(players_per_side: int = 2) -> frozenset[int]:
+    """Every declared total a side's real 10-card hands can hold.
 
     >>> [total in declaration_totals_for_side() for total in (3, 4, 5, 6, 7)]
     [True, True, False, True, True]
+    >>> max(declaration_totals_for_side(2)), max(declaration_totals_for_side(1))
+    (21, 19)
     """
-    return frozenset(a for a, _ in declaration_pairs())
+    return frozenset(a for a, _ in declaration_pairs(players_per_side))
 
 
 # --- Seats and dealing -------------------------------------------------------
@@ -485,7 +540,9 @@ def _is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[RuleError]:
+def _deal_errors(
+    rules: MatchRules, tally: _Tally, entry: DealEntry, players_per_side: int
+) -> list[RuleError]:
     """Every rule `entry` breaks as the next deal after `tally`."""
     if tally.decided:
         return [
@@ -514,6 +571,18 @@ def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
                 field="kind",
             )
         )
+    elif kind is DealKind.CLAIM and tally.another_deal:
+        # Both sides already stand at the line: a claim could not be wrong.
+        errors.append(
+            RuleError(
+                "claim_after_tie",
+                gettext_noop(
+                    "Both sides have already reached the line: the tie rule settles this deal, "
+                    "not a claim."
+                ),
+                field="kind",
+            )
+        )
 
     side = entry.side if entry.side in (0, 1) and not isinstance(entry.side, bool) else None
     side_ok = side is not None
@@ -526,11 +595,7 @@ def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
             )
         )
     elif kind in _SWEEPS and not side_ok:
-        errors.append(
-            RuleError(
-                "sweep_side_required", gettext_noop("Say which side swept the deal."), field="side"
-            )
-        )
+        errors.append(_sweep_side_required())
     elif kind is DealKind.CLAIM and not side_ok:
         errors.append(
             RuleError("claim_side_required", gettext_noop("Say which side claimed."), field="side")
@@ -597,16 +662,17 @@ def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
             "side_b": names[1],
             "b": cards[1],
             "sum": cards[0] + cards[1],
-            "expected": CARD_POINTS_PER_DEAL,
+            "expected": CLAIM_CARD_POINTS if kind is DealKind.CLAIM else CARD_POINTS_PER_DEAL,
         }
         if kind is DealKind.CLAIM:
-            if cards[0] + cards[1] > CARD_POINTS_PER_DEAL:
+            if cards[0] + cards[1] > CLAIM_CARD_POINTS:
                 errors.append(
                     RuleError(
                         "claim_card_points_sum",
                         gettext_noop(
-                            "A claim stops the deal early, so card points add up to at most "
-                            "%(expected)s: %(side_a)s %(a)s + %(side_b)s %(b)s = %(sum)s."
+                            "A claim stops the deal before the last trick, so card points add "
+                            "up to at most %(expected)s: %(side_a)s %(a)s + %(side_b)s %(b)s = "
+                            "%(sum)s."
                         ),
                         params,
                     )
@@ -616,14 +682,14 @@ def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
                 RuleError(
                     "card_points_sum",
                     gettext_noop(
-                        "Card points must add up to %(expected)s: "
+                        "Card points, the last trick included, must add up to %(expected)s: "
                         "%(side_a)s %(a)s + %(side_b)s %(b)s = %(sum)s."
                     ),
                     params,
                 )
             )
 
-    possible = declaration_totals_for_side()
+    possible = declaration_totals_for_side(players_per_side)
     declared_ok = True
     for i in (0, 1):
         if not _is_whole(declared[i]):
@@ -650,7 +716,7 @@ def _deal_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
                     field=f"declared_points_{i}",
                 )
             )
-    if declared_ok and (declared[0], declared[1]) not in declaration_pairs():
+    if declared_ok and (declared[0], declared[1]) not in declaration_pairs(players_per_side):
         errors.append(
             RuleError(
                 "declarations_exceed_deck",
@@ -697,10 +763,10 @@ def _settle(
 
 
 def _play(
-    rules: MatchRules, before: _Tally, entry: DealEntry, number: int, dealer: int
+    rules: MatchRules, before: _Tally, entry: DealEntry, number: int, dealer: int, seat_count: int
 ) -> tuple[ScoredDeal, _Tally]:
     """Check and score deal `number`; raise DealInvalid with every error."""
-    errors = _deal_errors(rules, before, entry)
+    errors = _deal_errors(rules, before, entry, players_per_side=seat_count // 2)
     if errors:
         for error in errors:
             error.deal_number = number
@@ -726,7 +792,7 @@ def _replay(
     scored = []
     for number, entry in enumerate(deals, start=1):
         dealer = (first_dealer + number - 1) % seat_count
-        row, tally = _play(rules, tally, entry, number, dealer)
+        row, tally = _play(rules, tally, entry, number, dealer, seat_count)
         scored.append(row)
     return scored, tally
 
@@ -749,11 +815,11 @@ def check_deal(
     >>> check_deal(rules, [], DealEntry(card_points=(8, 4), declared_points=(5, 0)))
     Traceback (most recent call last):
     ...
-    matches.rules.DealInvalid: Card points must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12. Alice & Carla: 5 is not a declaration total a real hand can hold.
+    matches.rules.DealInvalid: Card points, the last trick included, must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12. Alice & Carla: 5 is not a declaration total a real hand can hold.
     """  # noqa: E501
     scored, tally = _replay(rules, previous, first_dealer, seat_count)
     dealer = (first_dealer + len(scored)) % seat_count
-    row, _ = _play(rules, tally, entry, len(scored) + 1, dealer)
+    row, _ = _play(rules, tally, entry, len(scored) + 1, dealer, seat_count)
     return row
 
 

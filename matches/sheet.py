@@ -46,16 +46,18 @@ class Row:
     def cells(self) -> list[dict]:
         """Each side's cell: its points, and beneath them how they came about. A sweeper's
         points are whatever takes it to the line, not its cards plus declarations: the cell
-        says so; the side named by a sweep or claim carries its tag."""
+        says so (a sweeper already past the line scores 0, and its tag says why); the side
+        named by a sweep or claim carries its tag."""
         sweep = rules.is_sweep(self.kind)
         return [
             {
                 "side": i,
                 "points": self.points[i],
-                "to_line": sweep and self.side == i,
+                "to_line": sweep and self.side == i and self.points[i] > 0,
                 "detail": (
                     f"{self.card_points[i]} + {self.declared_points[i]}"
-                    if self.declared_points[i] or self.kind != rules.DealKind.NORMAL
+                    if (self.declared_points[i] or self.kind != rules.DealKind.NORMAL)
+                    and not (sweep and self.side == i)
                     else ""
                 ),
                 "tag": self.kind_label if self.side == i else "",
@@ -273,15 +275,22 @@ class Sheet:
         }
 
     def _decided_by(self) -> dict:
-        """Who won, and on a claim who claimed (the side the last deal names)."""
+        """Who won; on a claim who claimed (the side the last deal names); on the line,
+        whether both sides reached it and the higher total won."""
         outcome = self.outcome
         if outcome.winner is None:
-            return {"winner_name": "", "claimer_name": "", "claim_won": False}
+            return {
+                "winner_name": "",
+                "claimer_name": "",
+                "claim_won": False,
+                "both_at_line": False,
+            }
         claimer = outcome.deals[-1].entry.side if outcome.reason == rules.EndReason.CLAIM else None
         return {
             "winner_name": self.side_names[outcome.winner],
             "claimer_name": "" if claimer is None else self.side_names[claimer],
             "claim_won": claimer == outcome.winner,
+            "both_at_line": outcome.reason == rules.EndReason.LINE and not any(outcome.needs),
         }
 
     def poll_context(self, request: HttpRequest) -> dict:

@@ -486,11 +486,17 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
 
 
 def _count(request: HttpRequest, match: Match, form: DealForm) -> HttpResponse:
-    """The "count the pile" helper: fill both sides' card points from one side's count."""
-    count = CountForm(request.POST, side_names=form.side_names)
+    """The "count the pile" helper: fill both sides' card points from one side's count.
+
+    In a claim only the counted side's: the other side's pile is not all the rest.
+    """
+    claim = form.data.get("kind") == rules.DealKind.CLAIM
+    count = CountForm(request.POST, side_names=form.side_names, claim=claim)
     data = request.POST.copy()
     if count.is_valid():
-        data["card_points_0"], data["card_points_1"] = count.cleaned_data["card_points"]
+        for side, points in enumerate(count.cleaned_data["card_points"]):
+            if points is not None:
+                data[f"card_points_{side}"] = points
     form = DealForm(data, side_names=form.side_names, claims_allowed=match.claims_allowed)
     form.errors.clear()  # not a save: only the count's own errors are shown
     return _sheet_response(request, match, form=form, notice={"count": count})

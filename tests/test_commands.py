@@ -69,7 +69,8 @@ def test_import_table_refuses_a_bad_file_with_every_message(tmp_path):
         call_command("import_table", str(path), stderr=err)
     assert err.getvalue().splitlines() == [
         "Match 1: the file gives totals [0, 0], but the deals add up to [22, 10].",
-        "Match 2, deal 1: Card points must add up to 11: Beppe 6 + Alice 6 = 12.",
+        "Match 2, deal 1: Card points, the last trick included, must add up to 11: "
+        "Beppe 6 + Alice 6 = 12.",
     ]
     assert not Table.objects.exists()
 

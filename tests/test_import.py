@@ -176,7 +176,8 @@ REFUSALS = {
     ),
     "card_points_not_11": (
         change("matches.0.deals.0.card_points", [8, 4]),
-        "Match 1, deal 1: Card points must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12.",
+        "Match 1, deal 1: Card points, the last trick included, must add up to 11: "
+        "Alice & Carla 8 + Beppe & Dino 4 = 12.",
     ),
     "impossible_declaration": (
         change("matches.1.deals.0.declared_points", [5, 0]),

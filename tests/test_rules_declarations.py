@@ -152,6 +152,47 @@ def test_a_deal_whose_declarations_overflow_the_deck_is_refused():
 @pytest.mark.parametrize("kind", ["cappotto", "stramazzo", "claim"])
 def test_declarations_count_on_sweeps_and_claims_too(kind):
     rules = MatchRules(claims_allowed=True)
-    deal = check_deal(rules, [], DealEntry((11, 0), (4, 6), kind, side=0))
+    cards = (10, 0) if kind == "claim" else (11, 0)  # a claim ends before the last trick
+    deal = check_deal(rules, [], DealEntry(cards, (4, 6), kind, side=0))
     assert deal.points[1] == 6
     assert deal.entry.declared_points == (4, 6)
+
+
+# --- Tressette in due: each side is one hand of ten, twenty cards stay in the monte ---
+
+
+def test_in_due_one_hand_declares_at_most_19():
+    hands = (
+        set(chosen) for size in range(11) for chosen in combinations(DECLARING, size)
+    )  # every hand's share of the declaring cards (the rest of its ten are other cards)
+    possible = set().union(*(declarable(hand) for hand in hands))
+    assert possible == declaration_totals_for_side(1)
+    assert max(possible) == 19  # three Napoletanas and three of each rank: 18 is not it
+    assert possible == declaration_totals_for_side(2) - {21}
+
+
+def test_in_due_21_needs_two_hands_and_is_refused():
+    rules = MatchRules(side_names=("Anna", "Giovanni"))
+    assert check_deal(rules, [], DealEntry((6, 5), (21, 0)), seat_count=4).points == (27, 5)
+    with pytest.raises(DealInvalid) as caught:
+        check_deal(rules, [], DealEntry((6, 5), (21, 0)), seat_count=2)
+    [error] = caught.value.errors
+    assert (error.code, error.field) == ("declaration_impossible", "declared_points_0")
+    assert str(error) == "Anna: 21 is not a declaration total a real hand can hold."
+
+
+@given(st.permutations(DECK), st.data())
+def test_every_real_deal_in_due_declares_totals_the_sets_allow(deck, data):
+    anna, giovanni = set(deck[:10]), set(deck[10:20])  # deck[20:] is the monte
+    pair = (
+        data.draw(st.sampled_from(sorted(declarable(anna)))),
+        data.draw(st.sampled_from(sorted(declarable(giovanni)))),
+    )
+    assert pair in declaration_pairs(1)
+    rules = MatchRules(line=101)
+    deal = check_deal(rules, [], DealEntry((5, 6), pair), seat_count=2)
+    assert deal.points == (5 + pair[0], 6 + pair[1])
+
+
+def test_in_due_the_pairs_are_the_four_player_pairs_without_21():
+    assert declaration_pairs(1) == declaration_pairs(2) - {(21, 0), (0, 21)}

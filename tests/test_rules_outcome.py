@@ -165,18 +165,18 @@ CLAIM_BASE = [normal(8, 3, 3, 0), normal(4, 7, 0, 3)]
         # Alice & Carla claim and have 21: right, they win.
         (claim(0, 6, 2), (21, 15), 0),
         (claim(0, 0, 0, 6, 0), (21, 13), 0),
-        (claim(0, 9, 2), (24, 15), 0),
+        (claim(0, 9, 1), (24, 14), 0),
         # Alice & Carla claim with 20: wrong, Beppe & Dino win.
         (claim(0, 5, 2), (20, 15), 1),
         (claim(0, 0, 0), (15, 13), 1),
         # Wrong even though the other side passes the line.
-        (claim(0, 2, 9), (17, 22), 1),
+        (claim(0, 2, 8), (17, 21), 1),
         # Beppe & Dino claim.
         (claim(1, 1, 5, 0, 3), (16, 21), 1),
         (claim(1, 3, 4), (18, 17), 0),
         # Both pass the line: a right claim wins all the same.
-        (claim(1, 6, 5, 0, 3), (21, 21), 1),
-        (claim(1, 7, 4, 0, 4), (22, 21), 1),
+        (claim(1, 6, 4, 0, 4), (21, 21), 1),
+        (claim(1, 7, 3, 0, 6), (22, 22), 1),
     ],
 )
 def test_claims_right_and_wrong(entry, totals, winner):
@@ -191,14 +191,40 @@ def test_claims_right_and_wrong(entry, totals, winner):
     )
 
 
-def test_a_claim_counts_at_most_11_card_points():
+def test_a_claim_counts_at_most_10_card_points():
     with pytest.raises(DealInvalid) as caught:
         evaluate(rules_for(claims=True), [*CLAIM_BASE, claim(0, 8, 4)])
     [error] = caught.value.errors
     assert (error.code, error.deal_number) == ("claim_card_points_sum", 3)
     assert str(error) == (
-        "A claim stops the deal early, so card points add up to at most 11: "
+        "A claim stops the deal before the last trick, so card points add up to at most 10: "
         "Alice & Carla 8 + Beppe & Dino 4 = 12."
+    )
+
+
+def test_a_claim_of_a_played_out_deal_is_refused():
+    # 6 + 5 is every card point and the last trick: the deal was played out, not stopped.
+    with pytest.raises(DealInvalid) as caught:
+        evaluate(rules_for(claims=True), [*CLAIM_BASE, claim(0, 6, 5)])
+    assert caught.value.codes == ["claim_card_points_sum"]
+    outcome = evaluate(rules_for(claims=True), [*CLAIM_BASE, claim(0, 6, 4)])
+    assert (outcome.totals, outcome.winner) == ((21, 17), 0)
+
+
+@pytest.mark.parametrize("tie_rule", [HIGHER, ANOTHER])
+def test_no_claim_once_both_sides_stand_at_the_line(tie_rule):
+    # 22-21 under "another deal", or 23-23 under either rule: both have reached the line,
+    # so a claim could not be wrong; the tie rule settles the next deal.
+    tied = [normal(6, 5), normal(5, 6), normal(5, 6, 6, 4)] if tie_rule is ANOTHER else []
+    tied = tied or [normal(6, 5), normal(5, 6), normal(6, 5, 6, 7)]
+    before = evaluate(rules_for(tie_rule=tie_rule, claims=True), tied)
+    assert before.another_deal and min(before.totals) >= 21
+    with pytest.raises(DealInvalid) as caught:
+        evaluate(rules_for(tie_rule=tie_rule, claims=True), [*tied, claim(1, 0, 0)])
+    [error] = caught.value.errors
+    assert (error.code, error.field, error.deal_number) == ("claim_after_tie", "kind", 4)
+    assert str(error) == (
+        "Both sides have already reached the line: the tie rule settles this deal, not a claim."
     )
 
 
@@ -292,8 +318,9 @@ def sweeps_and_claims(draw) -> DealEntry:
     side = draw(st.integers(0, 1))
     cards = [0, 0]
     if kind is DealKind.CLAIM:
-        cards[side] = draw(st.integers(0, 11))
-        cards[1 - side] = draw(st.integers(0, 11 - cards[side]))
+        # Stopped before the last trick: 10 card points at most between them.
+        cards[side] = draw(st.integers(0, 10))
+        cards[1 - side] = draw(st.integers(0, 10 - cards[side]))
     else:
         cards[1 - side] = draw(st.integers(0, 1 if kind is DealKind.STRAMAZZO else 0))
         cards[side] = 11 - cards[1 - side]
@@ -319,11 +346,15 @@ matches = st.tuples(
 
 
 def play(rules: MatchRules, entries: list[DealEntry], first_dealer: int) -> list[DealEntry]:
-    """Add the entries one by one until the match is decided."""
+    """Add the entries one by one until the match is decided (no claim once both sides
+    stand at the line: the tie rule settles that deal)."""
     played: list[DealEntry] = []
     for entry in entries:
-        if evaluate(rules, played, first_dealer=first_dealer).decided:
+        now = evaluate(rules, played, first_dealer=first_dealer)
+        if now.decided:
             break
+        if now.another_deal and entry.kind is DealKind.CLAIM:
+            continue
         scored = check_deal(rules, played, entry, first_dealer=first_dealer)
         assert scored.number == len(played) + 1
         played.append(entry)

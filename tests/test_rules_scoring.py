@@ -139,6 +139,21 @@ def test_an_impossible_count_is_refused(aces, figures, code, field):
     assert caught.value.field == field
 
 
+@pytest.mark.parametrize("last_trick", [False, True])
+@pytest.mark.parametrize(("aces", "figures"), [(0, 0), (2, 4), (4, 20), (3, 13)])
+def test_a_claims_count_gives_the_counted_side_only(aces, figures, last_trick):
+    # A claim stops the deal early: the cards still in hand are nobody's yet, and nobody
+    # has taken the last trick.
+    if last_trick:
+        with pytest.raises(RuleError) as caught:
+            card_points_from_count(aces=aces, figures=figures, last_trick=True, claim=True)
+        assert (caught.value.code, caught.value.field) == ("claim_last_trick", "last_trick")
+        return
+    counted = card_points_from_count(aces=aces, figures=figures, last_trick=False, claim=True)
+    assert counted == ((3 * aces + figures) // 3, None)
+    assert counted[0] <= 10
+
+
 # --- Entries -----------------------------------------------------------------
 
 
@@ -254,7 +269,10 @@ def test_card_points_must_add_up_to_11():
     [error] = errors_of(normal(8, 4))
     assert error.code == "card_points_sum"
     assert error.field == ""
-    assert str(error) == "Card points must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12."
+    assert (
+        str(error) == "Card points, the last trick included, must add up to 11: "
+        "Alice & Carla 8 + Beppe & Dino 4 = 12."
+    )
 
 
 def test_card_points_above_11_name_the_side():
@@ -433,9 +451,10 @@ def test_a_claim_is_always_refused_when_the_match_does_not_allow_claims(a, b, si
 
 
 @given(st.integers(0, 11), st.integers(0, 11), st.integers(0, 1))
-def test_a_claim_with_more_than_11_card_points_is_always_refused(a, b, side):
+def test_a_claim_with_more_than_10_card_points_is_always_refused(a, b, side):
+    # A claim stops the deal before the last trick: 10⅔ at most, fractions dropped.
     entry = DealEntry((a, b), (0, 0), DealKind.CLAIM, side=side)
-    if a + b <= 11:
+    if a + b <= 10:
         assert check_deal(RULES, [], entry).points == (a, b)
     else:
         _rejected_with(entry, "claim_card_points_sum", "", None)
@@ -514,5 +533,7 @@ def test_a_cappotto_needs_no_card_points_typed_once_its_side_is_known():
     # A stramazzo still needs them: the swept side took at least one trick, maybe the last.
     with pytest.raises(RuleError):
         complete_card_points(None, None, kind=DealKind.STRAMAZZO, side=0)
-    with pytest.raises(RuleError):
+    with pytest.raises(RuleError) as no_side:
         complete_card_points(None, None, kind=DealKind.CAPPOTTO, side=None)
+    # What is missing is the side, not card points: the refusal says so.
+    assert (no_side.value.code, no_side.value.field) == ("sweep_side_required", "side")

@@ -73,7 +73,9 @@ def test_a_broken_rule_is_shown_inline_and_nothing_is_saved(phone):
     phone.locator("#id_card_points_0").fill("8")
     phone.locator("#id_card_points_1").fill("4")
     phone.get_by_role("button", name="Save deal").click()
-    expect(phone.get_by_text(re.compile("Card points must add up to 11"))).to_be_visible()
+    expect(
+        phone.get_by_text(re.compile("Card points, the last trick included, must add up to 11"))
+    ).to_be_visible()
     phone.locator("#id_card_points_1").fill("3")
     phone.locator("#id_declared_points_0").fill("5")
     phone.get_by_role("button", name="Save deal").click()
@@ -166,7 +168,9 @@ def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):
     phone.locator("#id_card_points_1").fill("4")
     phone.locator("#id_card_points_1").press("Enter")  # Enter saves the deal
     expect(phone.locator("#deal-errors")).to_be_focused()
-    expect(phone.locator("#deal-errors")).to_contain_text("Card points must add up to 11")
+    expect(phone.locator("#deal-errors")).to_contain_text(
+        "Card points, the last trick included, must add up to 11"
+    )
     phone.locator("#id_card_points_1").fill("3")
     phone.locator("#id_card_points_1").press("Enter")
     expect(phone.locator("#saved")).to_be_focused()

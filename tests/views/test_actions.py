@@ -93,6 +93,9 @@ def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, matc
     assert "In questa partita non ci si può chiamare fuori." in html.content.decode()
     match.refresh_from_db()
     assert match.claims_allowed
+    # The refusal names the deal that stands in the way: the sheet may not show it.
+    html = scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="en", **HX)
+    assert "Deal 1: Claims are not allowed in this match." in html.content.decode()
 
 
 def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):

@@ -52,7 +52,7 @@ def test_it_refuses_card_points_summing_to_12_inline_and_stores_nothing(scorer, 
     response = scorer.post(deal_url, deal_data(a="8", b="4"), **HX)
     html = response.content.decode()
     assert response.status_code == 200
-    assert "Card points must add up to 11" in html
+    assert "Card points, the last trick included, must add up to 11" in html
     assert not Deal.objects.exists()
     assert 'value="8"' in html and 'value="4"' in html  # what was typed is kept
 
@@ -518,3 +518,60 @@ def test_the_history_shows_an_odd_imported_end_reason_as_it_is(scorer, match, sh
     html = scorer.get(sheet_url + "history", **EN)
     assert html.status_code == 200
     assert "Alice &amp; Carla · 5" in html.content.decode()
+
+
+def test_a_sweeper_already_past_the_line_scores_0_without_reaching_for_it(scorer, match, sheet_url):
+    # 23-23: both at the line, another deal; then Beppe & Dino's cappotto wins it.
+    for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 6, 7)], start=1):
+        deal = rules.DealEntry(entry[:2], entry[2:])
+        services.record_deal(match=match, number=number, entry=deal)
+    cappotto = rules.DealEntry((0, 11), (3, 0), kind=rules.DealKind.CAPPOTTO, side=1)
+    services.record_deal(match=match, number=4, entry=cappotto)
+    html = scorer.get(sheet_url, **EN).content.decode()
+    row = html[html.index('id="deal-4"') :].split("</tr>", 1)[0]
+    assert '<td class="side-1"><strong>0</strong><span class="tag">Cappotto</span>' in row
+    assert "→" not in row
+
+
+def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_url):
+    # 11 to 11, then 6 + 4 against 5 + 6: both reach 21 on one deal, 21 to 22.
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match=match, number=2, entry=rules.DealEntry((5, 6), (0, 0)))
+    services.record_deal(match=match, number=3, entry=rules.DealEntry((6, 5), (4, 6)))
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert (
+        "Both sides have reached the line: <strong>Beppe &amp; Dino</strong> have the higher "
+        "total and win the match."
+    ) in html
+
+
+def test_a_cappotto_without_its_side_asks_for_the_side(scorer, deal_url):
+    data = deal_data(a="", b="", da="", db="", kind="cappotto")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert "Say which side swept the deal." in html
+    assert "Enter the card points" not in html
+    assert not Deal.objects.exists()
+
+
+def test_counting_a_claims_pile_fills_only_the_counted_side(client, deal_url, match):
+    match.claims_allowed = True
+    match.save()
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    data = deal_data(a="", b="4", da="", db="", kind="claim", side="0", count="1")
+    data.update(count_side="0", aces="2", figures="4")
+    html = client.post(deal_url, data, **HX).content.decode()
+    assert 'name="card_points_0" id="id_card_points_0" value="3"' in html
+    assert 'name="card_points_1" id="id_card_points_1" value="4"' in html  # as typed
+    data["last_trick"] = "on"
+    html = client.post(deal_url, data, **HX).content.decode()
+    assert "A claim stops the deal before the last trick: nobody took it." in html
+    assert not Deal.objects.exists()
+
+
+def test_in_due_one_player_cannot_declare_21(client):
+    match = MatchFactory(players_per_side=1)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    deal_url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    html = client.post(deal_url, deal_data(a="6", b="5", da="21"), **HX).content.decode()
+    assert "21 is not a declaration total a real hand can hold." in html
+    assert not Deal.objects.exists()
