@@ -1,5 +1,6 @@
 """A table's statistics, from a fixed number of queries whatever the number of matches."""
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -65,15 +66,16 @@ def _matches(table: Table) -> list[Match]:
 
 
 def cached_table_stats(table: Table) -> dict:
-    """The stats, drawn again only when a finished match changes.
+    """The stats, drawn again only when the finished matches change.
 
-    Every change bumps its match's revision, so the count and the sum of the revisions of the
-    finished matches name the state the stats were drawn from.
+    Every change bumps its match's revision, so the finished matches' ids, each with its
+    revision, name the state the stats were drawn from: the cache key is their digest. (A
+    count and a sum would not do: reopening one match and ending another can keep both.)
     """
-    state = Match.objects.filter(table=table, status=Status.FINISHED).aggregate(
-        count=Count("pk"), revisions=Sum("revision", default=0)
-    )
-    key = f"stats:{table.pk}:{state['count']}:{state['revisions']}"
+    state = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
+    pairs = state.values_list("pk", "revision")
+    digest = hashlib.blake2s(repr(list(pairs)).encode(), digest_size=12).hexdigest()
+    key = f"stats:{table.pk}:{digest}"
     return cache.get_or_set(key, lambda: table_stats(table), timeout=24 * 3600)
 
 

@@ -93,6 +93,24 @@ def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
     assert "Alessia" in client.get(url).content.decode()
 
 
+def test_stats_follow_one_match_reopened_and_another_ended_at_the_same_revision(joined):
+    # Both end at revision 4 (started, two deals, ended): the finished set is one match of
+    # revision 4 before and after, yet it is another match, with other players.
+    table = TableFactory()
+    first = play(table, deals=1, players=(("Ann", "Bob"), ("Cid", "Dan")))
+    client = joined(table)
+    url = reverse("stats", args=[table.viewer_token])
+    assert "Ann" in client.get(url).content.decode()
+    revision = first.revision
+    services.reopen_match(match=first)
+    second = play(table, deals=1, players=(("Eve", "Fay"), ("Gus", "Hal")))
+    second.refresh_from_db()
+    assert second.revision == revision  # one finished match, of the same revision
+    text = client.get(url).content.decode()
+    assert "Eve" in text
+    assert "Ann" not in text
+
+
 def test_a_match_stopped_undecided_counts_in_no_stats(joined):
     table, under_way = history(matches=2, deals=2)
     services.stop_match(match=under_way)
