@@ -101,6 +101,7 @@ def test_stats_follow_one_match_reopened_and_another_ended_at_the_same_revision(
     client = joined(table)
     url = reverse("stats", args=[table.viewer_token])
     assert "Ann" in client.get(url).content.decode()
+    first.refresh_from_db()
     revision = first.revision
     services.reopen_match(match=first)
     second = play(table, deals=1, players=(("Eve", "Fay"), ("Gus", "Hal")))
