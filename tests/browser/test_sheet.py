@@ -241,3 +241,45 @@ def test_a_save_answered_with_its_changes_only_leaves_the_sheet_whole(phone, scr
     phone.locator("#saved").get_by_role("button", name="Undo").click()
     expect(phone.locator("#deal-2")).to_have_count(0)
     assert Deal.objects.count() == 1
+
+
+def test_a_save_that_cannot_reach_the_server_says_so_and_keeps_what_was_typed(phone):
+    create_table_and_match(phone)
+    phone.route(re.compile(r".*/deals$"), lambda route: route.abort("internetdisconnected"))
+    enter_deal(phone, 8, da="3")
+    notice = phone.locator("#request-failed-notice")
+    expect(notice).to_have_text(re.compile("^No connection: nothing was sent."))
+    expect(notice).to_be_focused()
+    assert phone.locator("#id_card_points_0").input_value() == "8"
+    assert phone.locator("#id_declared_points_0").input_value() == "3"
+    assert not Deal.objects.exists()
+    # Back online: the same tap saves the deal once, and the words go.
+    phone.unroute(re.compile(r".*/deals$"))
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    expect(notice).to_have_count(0)
+    assert Deal.objects.count() == 1
+
+
+def test_a_phone_whose_scorer_link_changed_is_told_why_its_save_is_refused(phone):
+    from matches import services
+    from matches.models import Table
+
+    create_table_and_match(phone)
+    services.rotate_link(table=Table.objects.get(), which="scorer")
+    enter_deal(phone, 8, da="3")
+    expect(phone.locator("#request-failed-notice")).to_contain_text(
+        "This phone can no longer change this table"
+    )
+    assert phone.locator("#id_card_points_0").input_value() == "8"
+    assert not Deal.objects.exists()
+
+
+def test_a_poll_without_connection_says_the_sheet_may_be_stale_until_it_is_back(phone):
+    create_table_and_match(phone)
+    phone.route(re.compile(r".*\?poll=1.*"), lambda route: route.abort("internetdisconnected"))
+    notice = phone.locator("#request-failed-notice")
+    expect(notice).to_contain_text("the sheet may be out of date", timeout=8_000)
+    assert notice.get_attribute("role") == "status"
+    phone.unroute(re.compile(r".*\?poll=1.*"))
+    expect(notice).to_have_count(0, timeout=8_000)
