@@ -107,7 +107,9 @@ class TableForm(forms.Form):
     )
 
 
-IMPORT_MAX_BYTES = 50 * 1024 * 1024
+# About 40,000 deals. Checking a file takes memory many times its size: a bigger history
+# goes in from the server's command line (manage.py import_table), which has no such cap.
+IMPORT_MAX_BYTES = 20 * 1024 * 1024
 
 
 class ImportForm(forms.Form):
@@ -117,15 +119,37 @@ class ImportForm(forms.Form):
         error_messages={"required": _("Choose the .json file of an export.")},
     )
 
+    @classmethod
+    def refused(cls, message) -> "ImportForm":
+        """A form that says `message`, for an upload refused before it was read."""
+        form = cls(data={})
+        form.errors.clear()  # nothing was read: no field to blame
+        form.add_error(None, message)
+        return form
+
     def clean_file(self):
         upload = self.cleaned_data["file"]
         if upload.size > IMPORT_MAX_BYTES:
-            raise ValidationError(
-                _("The file is too large: at most %(max)s MB."),
-                code="too_large",
-                params={"max": IMPORT_MAX_BYTES // (1024 * 1024)},
-            )
+            raise ValidationError(TOO_LARGE, code="too_large", params=_IMPORT_MAX_MB)
         return upload
+
+
+TOO_LARGE = _("The file is too large: at most %(max)s MB.")
+_IMPORT_MAX_MB = {"max": IMPORT_MAX_BYTES // (1024 * 1024)}
+
+
+def too_large_upload(content_length: str | None) -> str | None:
+    """The refusal of a body that says it is larger than any import may be, else None.
+
+    Read from the request's Content-Length before the body: a huge upload is then never
+    written to disk. (The form checks the file itself too, for a body without a length.)
+    """
+    try:
+        size = int(content_length or 0)
+    except ValueError:
+        return None
+    # The file, and the form's other fields and boundaries around it.
+    return TOO_LARGE % _IMPORT_MAX_MB if size > IMPORT_MAX_BYTES + 64 * 1024 else None
 
 
 class PlayerForm(forms.Form):

@@ -496,14 +496,19 @@ def change_settings(
     return match
 
 
-@atomic
 def import_table(*, document: dict) -> Table:
     """A new table, with new links, from a JSON export (see docs/export-format.md).
 
     The whole file is checked first, every deal by the rules, which also score it: nothing is
-    written unless all of it is right, else exports.ImportInvalid lists what is wrong.
+    written unless all of it is right, else exports.ImportInvalid lists what is wrong. The
+    check reads no table, so it runs before the write transaction: on SQLite every other
+    writer would wait for it.
     """
-    valid = exports.validate_document(document)
+    return _write_import(exports.validate_document(document))
+
+
+@atomic
+def _write_import(valid: exports.TableImport) -> Table:
     table = Table.objects.create(name=valid.name)
     players = {
         player.name: player

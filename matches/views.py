@@ -26,7 +26,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
@@ -44,6 +44,7 @@ from matches.forms import (
     TableForm,
     add_rule_errors,
     rule_messages,
+    too_large_upload,
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Side, Table
@@ -151,12 +152,12 @@ def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> H
     return render(request, "matches/home.html", context, status=status)
 
 
-def _too_many_tables(request: HttpRequest, form) -> bool:
+def _too_many_tables(request: HttpRequest) -> bool:
     """New tables, created or imported, are rate-limited per client address."""
-    if allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600):
-        return False
-    form.add_error(None, _("Too many new tables from this address: try again in an hour."))
-    return True
+    return not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600)
+
+
+TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
 
 
 @require_GET
@@ -167,7 +168,8 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
-    if _too_many_tables(request, form):
+    if _too_many_tables(request):
+        form.add_error(None, TOO_MANY_TABLES)
         return _home(request, form=form, status=429)
     if not form.is_valid():
         return _home(request, form=form)
@@ -289,10 +291,17 @@ def export_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
 
 @require_POST
 def import_table(request: HttpRequest) -> HttpResponse:
-    """A JSON export becomes a new table, joined by this phone; all or nothing."""
+    """A JSON export becomes a new table, joined by this phone; all or nothing.
+
+    Too many new tables from this address, or a body larger than any import, is refused
+    before the body is read.
+    """
+    if _too_many_tables(request):
+        return _home(request, import_form=ImportForm.refused(TOO_MANY_TABLES), status=429)
+    too_large = too_large_upload(request.META.get("CONTENT_LENGTH"))
+    if too_large:
+        return _home(request, import_form=ImportForm.refused(too_large), status=413)
     form = ImportForm(request.POST, request.FILES)
-    if _too_many_tables(request, form):
-        return _home(request, import_form=form, status=429)
     if form.is_valid():
         try:
             document = exports.parse_document(form.cleaned_data["file"].read())

@@ -62,3 +62,60 @@ def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worke
     html = client.post(reverse("import_table"), {"file": junk}, **EN).content.decode()
     assert 'id="id_file-error"' in html
     assert Table.objects.count() == 1
+
+
+def test_an_upload_larger_than_any_import_is_refused_before_it_is_read(client, monkeypatch):
+    from matches import forms
+
+    read = []
+    monkeypatch.setattr(forms, "IMPORT_MAX_BYTES", 1000)
+    monkeypatch.setattr(forms.ImportForm, "clean_file", lambda form: read.append(1))
+    upload = SimpleUploadedFile("big.json", b" " * 200_000)
+    response = client.post(reverse("import_table"), {"file": upload}, **EN)
+    assert response.status_code == 413
+    assert "The file is too large: at most 20 MB." in response.content.decode()
+    assert not read  # refused by its length: the form never looked at the file
+    assert not Table.objects.exists()
+
+
+def test_too_many_imports_are_refused_before_the_file_is_read(client, match, worked, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.TABLES_PER_HOUR = 1
+    exported = download(
+        client.get(reverse("export_table", args=[match.table.viewer_token, "json"]))
+    )
+    upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
+    assert client.post(reverse("import_table"), {"file": upload}, **EN).status_code == 302
+    upload.seek(0)
+    response = client.post(reverse("import_table"), {"file": upload}, **EN)
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert "Too many new tables from this address" in html
+    assert "Choose the .json file" not in html  # no field is blamed for it
+    assert Table.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_is_checked_before_its_write_transaction(client, match, worked, monkeypatch):
+    # On SQLite every other writer waits while a transaction writes: checking a big file
+    # inside one would stall every table.
+    from django.db import connection
+
+    from matches import exports
+
+    checked = exports.validate_document
+    during = []
+
+    def check(document):
+        during.append(connection.in_atomic_block)
+        return checked(document)
+
+    monkeypatch.setattr(exports, "validate_document", check)
+    exported = download(
+        client.get(reverse("export_table", args=[match.table.viewer_token, "json"]))
+    )
+    upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
+    assert client.post(reverse("import_table"), {"file": upload}, **EN).status_code == 302
+    assert during == [False]
