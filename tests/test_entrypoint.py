@@ -5,6 +5,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -45,6 +46,10 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
         assert status == 200
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as home:
             assert b"Tressette" in home.read()
+        # A table's link in a request is a secret: the log keeps only its first characters.
+        for path in ("/t/SeCrEtViewerToken123/", "/join/SeCrEtScorerToken456/"):
+            with pytest.raises(urllib.error.HTTPError):
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5)
         assert (tmp_path / "db.sqlite3").exists()  # migrated at start, on the volume
     finally:
         server.terminate()
@@ -52,3 +57,6 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
     assert '"GET /healthz HTTP/1.1" 200' in output
     assert "ms" in output.split('"GET / HTTP/1.1" 200', 1)[1].splitlines()[0]
     assert "entrypoint-test-secret" not in output
+    assert '"GET /t/SeCr…/ HTTP/1.1" 404' in output
+    assert '"GET /join/SeCr…/ HTTP/1.1" 404' in output
+    assert "ViewerToken" not in output and "ScorerToken" not in output
