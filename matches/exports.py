@@ -317,8 +317,9 @@ def parse_document(raw: bytes | str) -> dict:
     except UnicodeDecodeError:
         raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
     except json.JSONDecodeError as error:
+        where = {"line": error.lineno, "column": error.colno}
         raise ImportInvalid(
-            [gettext("The file is not valid JSON: %(error)s.") % {"error": error}]
+            [gettext("The file is not valid JSON (line %(line)s, column %(column)s).") % where]
         ) from None
     except (ValueError, RecursionError):
         raise ImportInvalid([gettext("The file is not valid JSON.")]) from None

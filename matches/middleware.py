@@ -1,4 +1,4 @@
-"""Answers that would otherwise have no words."""
+"""Answers that would otherwise have no words, and a header every answer carries."""
 
 from django.template.loader import render_to_string
 
@@ -13,6 +13,24 @@ def method_not_allowed_page(get_response):
         if response.status_code == 405 and not response.streaming and not response.content:
             response.content = render_to_string("405.html", request=request)
             response["Content-Type"] = "text/html; charset=utf-8"
+        return response
+
+    return middleware
+
+
+# Nothing here uses the camera, the microphone, the location or payments; the sheet keeps
+# the screen awake.
+PERMISSIONS_POLICY = (
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)"
+)
+
+
+def permissions_policy(get_response):
+    """Every answer says which browser features the app may use, and no more."""
+
+    def middleware(request):
+        response = get_response(request)
+        response.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         return response
 
     return middleware

@@ -28,7 +28,8 @@ class Record:
 
     @property
     def win_rate(self) -> int:
-        return round(100 * self.won / self.played) if self.played else 0
+        # Half up, as people round (Python's round() takes 62.5 to 62).
+        return (200 * self.won + self.played) // (2 * self.played) if self.played else 0
 
     @property
     def points_per_deal(self) -> float:

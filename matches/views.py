@@ -13,7 +13,7 @@ from functools import wraps
 import segno
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 from django.http import (
     Http404,
     HttpRequest,
@@ -69,8 +69,15 @@ def _joined_with(request: HttpRequest, table_id: int, scorer_token: str) -> bool
     return token is not None and constant_time_compare(token, scorer_token)
 
 
+# The session is a signed cookie, and browsers drop cookies past 4 KB: about 100 tables.
+JOINED_MAX = 50
+
+
 def _join(request: HttpRequest, table: Table, label: str = "") -> None:
-    request.session[JOINED] = {**_joined(request), str(table.pk): table.scorer_token}
+    """This phone may score at `table`; of many tables, the ones joined longest ago go."""
+    joined = {key: token for key, token in _joined(request).items() if key != str(table.pk)}
+    joined[str(table.pk)] = table.scorer_token
+    request.session[JOINED] = dict(list(joined.items())[-JOINED_MAX:])
     if label:
         request.session[LABEL] = label
 
@@ -149,12 +156,18 @@ def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> H
         "form": form or TableForm(),
         "import_form": import_form or ImportForm(),
     }
-    return render(request, "matches/home.html", context, status=status)
+    response = render(request, "matches/home.html", context, status=status)
+    patch_cache_control(response, private=True, no_cache=True)  # this phone's own tables
+    if status == 429:
+        response["Retry-After"] = str(settings.TABLES_WINDOW)
+    return response
 
 
 def _too_many_tables(request: HttpRequest) -> bool:
     """New tables, created or imported, are rate-limited per client address."""
-    return not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=3600)
+    return not allow(
+        request, "create-table", limit=settings.TABLES_PER_HOUR, window=settings.TABLES_WINDOW
+    )
 
 
 TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
@@ -186,7 +199,9 @@ def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         _join(request, table, form.cleaned_data["label"])
         return _done(request, reverse("table", args=[table.viewer_token]))
-    return render(request, "matches/join.html", {"table": table, "form": form})
+    response = render(request, "matches/join.html", {"table": table, "form": form})
+    patch_cache_control(response, no_store=True)  # its address is the scorer link
+    return response
 
 
 @functools.lru_cache(maxsize=512)
@@ -211,7 +226,10 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "player_form": PlayerForm(),
         **history(table, request.GET),
     }
-    return render(request, "matches/table.html", context)
+    response = render(request, "matches/table.html", context)
+    if scorer:  # the scorer link is on the page: the browser keeps no copy of it
+        patch_cache_control(response, no_store=True)
+    return response
 
 
 @table_page
@@ -659,10 +677,11 @@ def floor(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 when the database answers, 503 when it does not."""
+    """200 when the database answers with the app's tables, 503 when it does not."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
+        Table.objects.exists()
     except DatabaseError:
-        return HttpResponse("database unavailable\n", status=503, content_type="text/plain")
+        return HttpResponse(
+            "database unavailable or not migrated\n", status=503, content_type="text/plain"
+        )
     return HttpResponse("ok\n", content_type="text/plain")

@@ -39,6 +39,8 @@ def env_list(name: str, default: str = "") -> list[str]:
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+# Former keys, comma-separated: phones stay joined (signed session cookies) across a new key.
+SECRET_KEY_FALLBACKS = env_list("DJANGO_SECRET_KEY_FALLBACKS")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
@@ -68,6 +70,7 @@ MIDDLEWARE = [
     # at random ("Heal The Breach") against BREACH.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "matches.middleware.permissions_policy",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -138,6 +141,17 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Only the admin has passwords (manage.py createsuperuser): not a short or common one.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": f"django.contrib.auth.password_validation.{name}"}
+    for name in (
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    )
+]
+
 # Per process, and every key names the match revision it was drawn at, so nothing stale is
 # ever served. Room for the sheets of a busy evening; the oldest make way (a third at a time).
 CACHES = {
@@ -153,6 +167,10 @@ CACHES = {
 }
 # New tables per client address per hour: a script cannot fill the database.
 TABLES_PER_HOUR = env_int("DJANGO_TABLES_PER_HOUR", 30)
+TABLES_WINDOW = 3600  # seconds
+# Proxies in front that each add the address they saw to X-Forwarded-For (0: none; the
+# connection's own peer is the client). See matches.limits.client_address.
+TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 400  # a phone stays joined for about a year
@@ -208,7 +226,10 @@ if not DEBUG:
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", default=True)
+    # Preloading binds the domain to HTTPS in browsers for good: the operator's choice.
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", default=False)
+    # check --deploy asks for preloading (W021); here it is opt-in, by DJANGO_HSTS_PRELOAD=1.
+    SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 

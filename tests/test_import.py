@@ -306,7 +306,7 @@ def test_the_problems_of_every_match_are_listed_together():
 def test_a_file_that_is_not_json_is_refused_in_words():
     for raw, message in [
         (b"\x89PNG\r\n\x1a\n", "The file is not UTF-8 text."),
-        ("Alice 11, Beppe 3", "The file is not valid JSON: Expecting value: line 1 column 1"),
+        ("Alice 11, Beppe 3", "The file is not valid JSON (line 1, column 1)."),
         ('{"line": NaN}', "The file is not valid JSON."),
         ("[" * 100_000, "The file is not valid JSON"),
         ('["a list"]', "The file is not a Tressette scoresheet export."),

@@ -37,3 +37,28 @@ def test_a_request_that_cannot_be_read_is_answered_in_words(client):
     response = client.get("/", HTTP_HOST="not-this-site.example", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 400
     assert "Nothing was changed. Go back, check what you sent and try again." in response.text
+
+
+def test_the_500_page_speaks_italian_first_and_english_too(match):
+    phone = Client(raise_request_exception=False)
+    url = reverse("match", args=[match.table.viewer_token, match.pk])
+    with mock.patch("matches.views.Sheet.load", side_effect=RuntimeError("boom")):
+        html = phone.get(url).content.decode()
+    assert '<html lang="it">' in html
+    assert "Niente di quello che hai inserito è stato salvato a metà." in html
+    assert '<div lang="en">' in html
+
+
+def test_a_form_without_its_csrf_cookie_is_refused_in_words(settings):
+    phone = Client(enforce_csrf_checks=True)
+    response = phone.post(reverse("create_table"), {"name": "Bar"}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 403
+    assert "Nothing was changed: go back, reload the page and try again." in response.text
+    italian = phone.post(reverse("create_table"), {"name": "Bar"}, HTTP_ACCEPT_LANGUAGE="it")
+    assert "Pagina non aggiornata" in italian.text
+
+
+def test_every_answer_says_which_browser_features_the_app_may_use(client):
+    policy = client.get("/")["Permissions-Policy"]
+    assert "camera=()" in policy and "geolocation=()" in policy
+    assert "screen-wake-lock=(self)" in policy  # the sheet keeps the screen on

@@ -25,3 +25,11 @@ def test_the_floor_view_answers_a_constant_without_the_database(
     with django_assert_num_queries(0):
         response = client.get("/floor")
     assert response.content == b"floor\n"
+
+
+def test_healthz_answers_503_when_the_apps_tables_are_missing(client, db):
+    # An answer from an empty, unmigrated database is not health.
+    with mock.patch("matches.views.Table.objects.exists", side_effect=OperationalError):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.content == b"database unavailable or not migrated\n"

@@ -138,3 +138,12 @@ def test_the_table_lists_matches_under_way_first_then_the_rest_newest_first(join
     links = [reverse("match", args=[table.viewer_token, m.pk]) for m in (under_way, stopped)]
     links.append(reverse("match", args=[table.viewer_token, finished.pk]))
     assert sorted(links, key=html.index) == links
+
+
+@pytest.mark.parametrize(
+    ("won", "played", "rate"), [(1, 8, 13), (3, 8, 38), (5, 8, 63), (1, 3, 33)]
+)
+def test_win_rates_round_half_up_as_people_do(won, played, rate):
+    from matches.stats import Record
+
+    assert Record("Alice", played=played, won=won).win_rate == rate

@@ -1,4 +1,5 @@
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from matches.models import Match, Player, Table
@@ -98,8 +99,49 @@ def test_creating_tables_is_rate_limited_per_address(client, settings):
     assert response.status_code == 429
     assert "Too many new tables from this address" in response.content.decode()
     assert Table.objects.count() == 2
+    assert response["Retry-After"] == "3600"
     other = client.post(reverse("create_table"), {"name": "Four"}, REMOTE_ADDR="10.9.8.7", **EN)
     assert other.status_code == 302
+
+
+def test_behind_a_proxy_the_limit_counts_each_client_not_the_proxy(client, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.TABLES_PER_HOUR, settings.TRUSTED_PROXIES = 1, 1
+    proxy = {"REMOTE_ADDR": "10.0.0.1", **EN}
+    new = reverse("create_table")
+    # The proxy adds the address it saw; what the client wrote before it is not believed.
+    first = {"HTTP_X_FORWARDED_FOR": "203.0.113.7"}
+    assert client.post(new, {"name": "One"}, **first, **proxy).status_code == 302
+    assert client.post(new, {"name": "Two"}, **first, **proxy).status_code == 429
+    spoofed = {"HTTP_X_FORWARDED_FOR": "1.2.3.4, 203.0.113.7"}
+    assert client.post(new, {"name": "Three"}, **spoofed, **proxy).status_code == 429
+    other = {"HTTP_X_FORWARDED_FOR": "198.51.100.9"}
+    assert client.post(new, {"name": "Four"}, **other, **proxy).status_code == 302
+
+
+def test_pages_holding_the_scorer_link_are_never_stored_by_the_browser(scorer, table, client):
+    table_page = scorer.get(reverse("table", args=[table.viewer_token]))
+    assert "no-store" in table_page["Cache-Control"]
+    join_page = client.get(reverse("join", args=[table.scorer_token]))
+    assert "no-store" in join_page["Cache-Control"]
+    viewer_page = Client().get(reverse("table", args=[table.viewer_token]))
+    assert "no-store" not in viewer_page["Cache-Control"]  # no scorer link there
+    assert "private" in client.get("/")["Cache-Control"]  # this phone's own tables
+
+
+def test_a_phone_keeps_the_tables_it_joined_last_within_a_cookies_room(client):
+    from matches import views
+
+    tables = [Table.objects.create(name=f"Table {n}") for n in range(views.JOINED_MAX + 5)]
+    for table in tables:
+        client.post(reverse("join", args=[table.scorer_token]))
+    client.post(reverse("join", args=[tables[0].scorer_token]))  # joined again: kept
+    joined = client.session[views.JOINED]
+    assert len(joined) == views.JOINED_MAX
+    assert str(tables[0].pk) in joined and str(tables[-1].pk) in joined
+    assert str(tables[1].pk) not in joined
 
 
 def test_joining_with_an_empty_form_joins_all_the_same(client):

@@ -30,8 +30,10 @@ class Command(BaseCommand):
                 self.stdout.write(chunk, ending="")
             return
         try:
-            # newline="": CSV rows already end in \r\n, as spreadsheets expect.
-            with open(output, "w", encoding="utf-8", newline="") as file:
+            # newline="": CSV rows already end in \r\n, as spreadsheets expect; a CSV file
+            # starts with a byte-order mark, as the download does, or Excel misreads accents.
+            encoding = "utf-8-sig" if export_format == "csv" else "utf-8"
+            with open(output, "w", encoding=encoding, newline="") as file:
                 file.writelines(chunks)
         except OSError as error:
             raise CommandError(f"Cannot write {output}: {error.strerror}.") from None
