@@ -8,6 +8,8 @@ last one commits. PostgreSQL takes row locks (see services._lock) and needs none
 
 Only services queue here. Any other write transaction (a management command outside the
 services, a shell) waits for SQLite's lock the old way: keep such transactions short.
+
+`migration_lock` makes processes migrating at once (replicas starting together) take turns.
 """
 
 import fcntl
@@ -17,7 +19,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 
 _in_process = threading.RLock()
 _held = 0  # how deep the thread holding _in_process is in nested services
@@ -57,6 +59,38 @@ def one_writer():
             _held -= 1
             if path is not None:
                 fcntl.flock(_file(path), fcntl.LOCK_UN)
+
+
+# pg_advisory_lock's key for migrations: any number no other code here locks.
+_MIGRATING = 20_261_130
+
+
+@contextmanager
+def migration_lock(alias: str = "default"):
+    """One process migrates the database at a time; the others wait, then find nothing to do.
+
+    Every app server migrates as it starts (bin/entrypoint): replicas starting together would
+    otherwise create the same tables at once, and all but one fail. PostgreSQL takes an
+    advisory lock; SQLite, whose processes share one machine, a flock beside the file.
+    """
+    database = connections[alias]
+    if database.vendor == "postgresql":
+        with database.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", [_MIGRATING])
+        try:
+            yield
+        finally:
+            with database.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [_MIGRATING])
+        return
+    name = str(database.settings_dict["NAME"])
+    if database.vendor != "sqlite" or name == ":memory:" or "mode=memory" in name:
+        yield
+        return
+    path = name.removeprefix("file:").split("?", 1)[0]
+    with open(f"{path}.migrate.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def atomic(service):

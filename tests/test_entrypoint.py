@@ -60,3 +60,38 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
     assert '"GET /t/SeCr…/ HTTP/1.1" 404' in output
     assert '"GET /join/SeCr…/ HTTP/1.1" 404' in output
     assert "ViewerToken" not in output and "ScorerToken" not in output
+
+
+def test_servers_starting_together_migrate_in_turn(tmp_path):
+    # bin/entrypoint migrates on every start: three replicas at once must all come up.
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
+        "DJANGO_SECRET_KEY": "migrate-test-secret-" + "k" * 40,
+        "DJANGO_VAR_DIR": str(tmp_path),
+    }
+    fresh = None
+    if "DATABASE_URL" in os.environ:
+        import psycopg
+
+        fresh = f"migrate_race_{os.getpid()}"
+        with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {fresh}")
+            admin.execute(f"CREATE DATABASE {fresh}")
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/" + fresh
+    try:
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+            )
+            for _ in range(3)
+        ]
+        results = [(run.wait(timeout=120), run.stdout.read().decode()) for run in runs]
+        assert [code for code, _ in results] == [0, 0, 0], results
+    finally:
+        if fresh:
+            with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {fresh} WITH (FORCE)")
