@@ -49,6 +49,9 @@ VERSION = 1
 CHUNK_SIZE = 2000
 MAX_MESSAGES = 50
 MAX_WHOLE = 2_147_483_647  # the largest value an integer column holds
+# A match's change log: a long evening makes a few hundred changes; a file claiming more is
+# not a real export, and its history would be a chore to read.
+MAX_LOG = 10_000
 FIRST_YEAR, LAST_YEAR = 1900, 2999  # for dates: any page can show them in local time
 
 # Rows of many matches, in the order the matches are exported.
@@ -60,6 +63,7 @@ CSV_HEADER = (
     gettext_lazy("Deal"),
     gettext_lazy("Dealer"),
     gettext_lazy("Kind"),
+    gettext_lazy("Swept or claimed by"),
     gettext_lazy("Side 1"),
     gettext_lazy("Side 1 card points"),
     gettext_lazy("Side 1 declared points"),
@@ -71,6 +75,8 @@ CSV_HEADER = (
     gettext_lazy("Side 2 points"),
     gettext_lazy("Side 2 total"),
     gettext_lazy("Match status"),
+    gettext_lazy("Winner"),
+    gettext_lazy("Won by"),
 )
 # A spreadsheet runs a cell starting with one of these as a formula.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -153,21 +159,31 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
     header = [str(title) for title in CSV_HEADER]
     kinds = {kind: str(label) for kind, label in DealKind.choices}
     statuses = {status: str(label) for status, label in Status.choices}
+    reasons = {reason: str(label) for reason, label in EndReason.choices}
 
     def rows() -> Iterator[str]:
         writer = csv.writer(_Echo())
         yield writer.writerow([_cell(title) for title in header])
         for scored in _scored_matches(matches):
-            names = seat_names(scored.sides)
-            date = timezone.localtime(scored.match.started_at).isoformat(timespec="seconds")
+            match, sides = scored.match, scored.sides
+            names = seat_names(sides)
+            date = timezone.localtime(match.started_at).isoformat(timespec="seconds")
+            won = match.winner is not None and match.status == Status.FINISHED
+            ending = [statuses[match.status]]
+            ending += [sides[match.winner].name, reasons[match.end_reason]] if won else ["", ""]
             for deal in scored.outcome.deals:
                 entry = deal.entry
-                row = [scored.match.pk, date, deal.number, names[deal.dealer], kinds[entry.kind]]
-                for i, side in enumerate(scored.sides):
+                named = sides[entry.side].name if entry.side is not None else ""
+                row = [match.pk, date, deal.number, names[deal.dealer], kinds[entry.kind], named]
+                for i, side in enumerate(sides):
                     row += [side.name, entry.card_points[i], entry.declared_points[i]]
                     row += [deal.points[i], deal.totals[i]]
-                row.append(statuses[scored.match.status])
-                yield writer.writerow([_cell(value) for value in row])
+                yield writer.writerow([_cell(value) for value in row + ending])
+            if not scored.outcome.deals:  # a match with no deal yet still has its row
+                row = [match.pk, date, "", "", "", ""]
+                for side in sides:
+                    row += [side.name, "", "", "", 0]
+                yield writer.writerow([_cell(value) for value in row + ending])
 
     return rows()
 
@@ -630,9 +646,17 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
     winner = _get(raw, "winner", where, int, null=True)
     end_reason = _choice(raw, "end_reason", where, _END_REASONS, null=True)
     _check_result(where, side_names, outcome, status, winner, end_reason, finished_at)
+    raw_log = _get(raw, "log", where, list)
+    if len(raw_log) > MAX_LOG:
+        raise _fail(
+            "%(where)s: the log holds %(count)s changes; a match keeps at most %(max)s.",
+            where=where,
+            count=len(raw_log),
+            max=MAX_LOG,
+        )
     log = [
         _log_entry(entry, gettext("%(where)s, log entry %(entry)s") % {"where": where, "entry": n})
-        for n, entry in enumerate(_get(raw, "log", where, list), start=1)
+        for n, entry in enumerate(raw_log, start=1)
     ]
     return MatchImport(
         started_at=started_at,

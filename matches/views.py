@@ -13,6 +13,7 @@ from functools import wraps
 import segno
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db import DatabaseError
 from django.http import (
     Http404,
@@ -71,6 +72,7 @@ def _joined_with(request: HttpRequest, table_id: int, scorer_token: str) -> bool
 
 # The session is a signed cookie, and browsers drop cookies past 4 KB: about 100 tables.
 JOINED_MAX = 50
+HISTORY_PAGE = 100  # changes a page
 
 
 def _join(request: HttpRequest, table: Table, label: str = "") -> None:
@@ -461,14 +463,16 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 @table_page
 @require_GET
 def match_history(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    """Every change to a match, newest first, with the old and new values."""
+    """Every change to a match, newest first, with the old and new values, 100 a page (an
+    imported log may be long)."""
     match = _match(request, token, match_id)
     sides = list(match.sides.all())
+    changes = match.changes.order_by("-at", "-id")
     context = {
         "table": match.table,
         "match": match,
         "side_names": (sides[0].name, sides[1].name),
-        "changes": match.changes.order_by("-at", "-id"),
+        "changes": Paginator(changes, HISTORY_PAGE).get_page(request.GET.get("page")),
     }
     template = "matches/history.html#changes" if request.htmx else "matches/history.html"
     return render(request, template, context)

@@ -160,6 +160,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Deal",
         "Dealer",
         "Kind",
+        "Swept or claimed by",
         "Side 1",
         "Side 1 card points",
         "Side 1 declared points",
@@ -171,6 +172,8 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Side 2 points",
         "Side 2 total",
         "Match status",
+        "Winner",
+        "Won by",
     ]
     assert len(rows) == 1 + 2 + 2 + 2
     open_match = Match.objects.get(line=31)
@@ -178,13 +181,41 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert last[0] == str(open_match.pk)
     assert last[1] == timezone.localtime(open_match.started_at).isoformat(timespec="seconds")
     # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
-    assert last[2:5] == ["2", "Dino", "Normal"]
-    assert last[5:10] == ["I «Lupi»", "2", "0", "2", "13"]
-    assert last[10:] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16", "In progress"]
+    assert last[2:6] == ["2", "Dino", "Normal", ""]
+    assert last[6:11] == ["I «Lupi»", "2", "0", "2", "13"]
+    assert last[11:16] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16"]
+    assert last[16:] == ["In progress", "", ""]
     cappotto_rows = rows[1:3]
-    assert [row[4] for row in cappotto_rows] == ["Normal", "Cappotto"]
-    assert [(row[9], row[14]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
-    assert {row[15] for row in cappotto_rows} == {"Finished"}
+    assert [row[4:6] for row in cappotto_rows] == [
+        ["Normal", ""],
+        ["Cappotto", 'Gianni "il Bello" & Nonna 🃏'],
+    ]
+    assert [(row[10], row[15]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
+    winner = ["Finished", 'Gianni "il Bello" & Nonna 🃏', "cappotto"]
+    assert [row[16:] for row in cappotto_rows] == [winner, winner]
+
+
+def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
+    table = services.create_table(name="Bar")
+    match = services.start_match(table=table, players=[["Anna"], ["Bruno"]])
+    services.stop_match(match=match)
+    rows = csv_rows(exports.table_csv_rows(table))
+    assert len(rows) == 2
+    assert rows[1][0] == str(match.pk)
+    assert rows[1][2:6] == ["", "", "", ""]
+    assert rows[1][6:16] == ["Anna", "", "", "", "0", "Bruno", "", "", "", "0"]
+    assert rows[1][16:] == ["Stopped, undecided", "", ""]
+    assert csv_rows(exports.match_csv_rows(match)) == rows
+
+
+def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
+    table = services.create_table(name="Bar")
+    match = services.start_match(table=table, players=[["Anna"], ["Bruno"]], claims_allowed=True)
+    record(match, entry(6, 5), entry(3, 2, kind="claim", side=0))  # Anna claims with 9
+    services.end_match(match=match)
+    claim = csv_rows(exports.table_csv_rows(table))[-1]
+    assert claim[4:6] == ["Claim", "Anna"]
+    assert claim[16:] == ["Finished", "Bruno", "claim"]
 
 
 def test_one_match_exports_as_csv_on_its_own():
@@ -206,8 +237,8 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     record(match, WORKED)
     row = csv_rows(exports.table_csv_rows(table))[1]
     assert row[3] == "'@SUM(1)"
-    assert row[5] == '\'=HYPERLINK("http://evil.example","click")'
-    assert row[10] == "'-2+3"
+    assert row[6] == '\'=HYPERLINK("http://evil.example","click")'
+    assert row[11] == "'-2+3"
     assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
 
 
@@ -222,8 +253,8 @@ def test_hostile_names_are_quoted_by_csv():
     text = "".join(exports.table_csv_rows(table))
     row = csv_rows([text])[1]
     assert row[3] == 'Al "the, pal"'
-    assert row[5] == 'Line\nbreak, "quoted"'
-    assert row[10] == "Beppe, Dino"
+    assert row[6] == 'Line\nbreak, "quoted"'
+    assert row[11] == "Beppe, Dino"
     assert text.count("\r\n") == 2
 
 

@@ -169,7 +169,17 @@ def append_deal(doc: dict) -> dict:
     return doc
 
 
+def long_log(doc: dict) -> dict:
+    entry = doc["matches"][0]["log"][0]
+    doc["matches"][0]["log"] = [entry] * 10_001
+    return doc
+
+
 REFUSALS = {
+    "log_too_long": (
+        long_log,
+        "Match 1: the log holds 10001 changes; a match keeps at most 10000.",
+    ),
     "points_not_card_plus_declared": (
         change("matches.0.deals.1.points", [12, 7]),
         "Match 1, deal 2: the file gives points [12, 7], but the rules score [11, 7].",

@@ -575,3 +575,40 @@ def test_in_due_one_player_cannot_declare_21(client):
     html = client.post(deal_url, deal_data(a="6", b="5", da="21"), **HX).content.decode()
     assert "21 is not a declaration total a real hand can hold." in html
     assert not Deal.objects.exists()
+
+
+def test_an_ended_match_won_on_a_wrong_claim_says_who_claimed(client):
+    match = MatchFactory(players_per_side=1, claims_allowed=True)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    claim = rules.DealEntry((3, 2), (0, 0), kind=rules.DealKind.CLAIM, side=0)
+    services.record_deal(match=match, number=2, entry=claim)  # 9: wrong
+    services.end_match(match=match)
+    html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)
+    text = html.content.decode()
+    assert "won the match · claim" in text
+    assert "Alice claimed the line wrongly." in text
+
+
+def test_the_sheet_says_when_the_match_began(scorer, match, sheet_url):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    match.started_at = datetime(2026, 11, 28, 21, 5, tzinfo=ZoneInfo("Europe/Rome"))
+    match.save()
+    assert "started 28 Nov 2026, 21:05" in scorer.get(sheet_url, **EN).content.decode()
+    italian = scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "28 Nov 2026, 21:05" in italian
+
+
+def test_a_long_history_comes_a_hundred_changes_a_page(scorer, match, sheet_url):
+    Change.objects.bulk_create(
+        Change(match=match, action="settings_changed", new={"line": 21}) for _ in range(150)
+    )
+    first = scorer.get(sheet_url + "history", **EN).content.decode()
+    assert first.count("<li>") == 100
+    assert "Page 1 of 2" in first
+    assert f'href="{sheet_url}history?page=2"' in first
+    second = scorer.get(sheet_url + "history?page=2", **EN).content.decode()
+    assert second.count("<li>") == 50
+    assert f'href="{sheet_url}history?page=1"' in second
