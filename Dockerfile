@@ -11,9 +11,11 @@ RUN DJANGO_SECRET_KEY=build-only .venv/bin/python manage.py collectstatic --no-i
 FROM python:3.13-slim
 RUN useradd --create-home --uid 1000 app && mkdir /data && chown app /data
 WORKDIR /app
-COPY --from=build --chown=app /app /app
+# The code stays root's, read-only to the app; it writes only to /data.
+COPY --from=build /app /app
 USER app
 ENV PATH=/app/.venv/bin:$PATH \
+    PYTHONDONTWRITEBYTECODE=1 \
     PYTHON=/app/.venv/bin/python \
     DJANGO_VAR_DIR=/data \
     BIND=0.0.0.0:8000 \

@@ -5,6 +5,7 @@ The scoring itself lives in `matches.rules`; these models only keep its inputs a
 
 import re
 import secrets
+import unicodedata
 
 from django.db import models
 from django.db.models import F, Q
@@ -54,6 +55,13 @@ def name_key(name: str) -> str:
     """What makes two names the same player: case (beyond A to Z) and unseen characters do
     not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"; an empty key is no name at all."""
     return _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n").casefold()
+
+
+def sort_key(name: str) -> str:
+    """Where a name goes in a list, as people alphabetise: accents and case aside, so
+    Élodie comes between Dino and Zoë."""
+    letters = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in letters if not unicodedata.combining(c)).casefold()
 
 
 class Player(models.Model):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
-from matches.models import DealKind, Match, Side, Status, Table
+from matches.models import DealKind, Match, Side, Status, Table, sort_key
 
 SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
 
@@ -95,7 +95,7 @@ def table_stats(table: Table) -> dict:
             members = side.players
             records = [players.setdefault(p.pk, Record(p.name)) for p in members]
             if len(members) == 2:
-                pair_name = " & ".join(sorted(p.name for p in members))
+                pair_name = " & ".join(sorted((p.name for p in members), key=sort_key))
                 records.append(
                     pairs.setdefault(frozenset(p.pk for p in members), Record(pair_name))
                 )
@@ -108,7 +108,7 @@ def table_stats(table: Table) -> dict:
                 record.declared_points += getattr(match, f"declared_{position}")
                 record.sweeps += getattr(match, f"sweeps_{position}")
                 record.results.append(match.winner == position)
-    by_wins = lambda r: (-r.won, -r.win_rate, r.name.casefold())  # noqa: E731
+    by_wins = lambda r: (-r.won, -r.win_rate, sort_key(r.name))  # noqa: E731
     longest = max(matches, key=lambda m: (m.deal_count, m.pk), default=None)
     player_list = sorted(players.values(), key=by_wins)
     return {

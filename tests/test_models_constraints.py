@@ -185,3 +185,10 @@ def test_the_change_log_is_append_only():
         change.save()
     with pytest.raises(ValueError, match="append-only"):
         change.delete()
+
+
+def test_names_sort_as_people_alphabetise_them():
+    from matches.models import sort_key
+
+    names = ["Zoë", "Élodie", "dino", "Alice", "Ömer"]
+    assert sorted(names, key=sort_key) == ["Alice", "dino", "Élodie", "Ömer", "Zoë"]
