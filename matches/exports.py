@@ -323,8 +323,17 @@ class TableImport:
     matches: tuple[MatchImport, ...]
 
 
+# An export holds an object or a list for every 35 to 40 bytes or so. Far denser, a file is
+# built to swell in memory ({},{},... takes some 20 times its size once read): refused unread.
+_MIN_BYTES_PER_CONTAINER = 12
+
+
 def parse_document(raw: bytes | str) -> dict:
     """The JSON object in an uploaded file; `validate_document` checks what it says."""
+    containers = raw.count(b"{" if isinstance(raw, bytes) else "{")
+    containers += raw.count(b"[" if isinstance(raw, bytes) else "[")
+    if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
+        raise ImportInvalid([_not_an_export()])
     try:
         document = json.loads(
             raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw,

@@ -318,7 +318,10 @@ def test_a_file_that_is_not_json_is_refused_in_words():
         (b"\x89PNG\r\n\x1a\n", "The file is not UTF-8 text."),
         ("Alice 11, Beppe 3", "The file is not valid JSON (line 1, column 1)."),
         ('{"line": NaN}', "The file is not valid JSON."),
-        ("[" * 100_000, "The file is not valid JSON"),
+        (("[" + " " * 12) * 5_000, "The file is not valid JSON"),  # too deep to read
+        # Built to swell in memory: far more objects and lists than an export of its size.
+        ("[" * 100_000, "The file is not a Tressette scoresheet export."),
+        ('{"x": [' + "{}," * 100_000 + "{}]}", "The file is not a Tressette scoresheet export."),
         ('["a list"]', "The file is not a Tressette scoresheet export."),
     ]:
         with pytest.raises(ImportInvalid) as invalid:
@@ -462,3 +465,17 @@ def test_a_match_stopped_undecided_is_exported_and_imported_as_such():
     stopped = table.matches.get(status="abandoned")
     assert (stopped.winner, stopped.end_reason, stopped.total_0) == (None, "", 6)
     assert [m["status"] for m in json_document(table)["matches"]] == ["finished", "abandoned"]
+
+
+def test_a_real_export_with_thousands_of_objects_is_read_in_full():
+    from matches import rules
+
+    table = services.create_table(name="Circolo")
+    for _ in range(40):
+        match = services.start_match(table=table, players=[["Anna"], ["Bruno"]], line=101)
+        for number in range(1, 6):
+            entry = rules.DealEntry(card_points=(6, 5), declared_points=(0, 3))
+            services.record_deal(match=match, number=number, entry=entry, by="Anna's phone")
+    raw = "".join(exports.table_json_chunks(table)).encode()
+    assert raw.count(b"{") + raw.count(b"[") > 1000  # the density check applies
+    assert len(parse_document(raw)["matches"]) == 40
