@@ -467,6 +467,7 @@ def test_a_match_stopped_undecided_is_exported_and_imported_as_such():
     assert [m["status"] for m in json_document(table)["matches"]] == ["finished", "abandoned"]
 
 
+@pytest.mark.django_db
 def test_a_real_export_with_thousands_of_objects_is_read_in_full():
     from matches import rules
 
