@@ -199,18 +199,25 @@ class Match(models.Model):
         )
 
     def outcome(self, deals: "list[Deal]", sides: "list[Side] | None" = None) -> rules.Outcome:
-        """Where the match stands after `deals` (rows already loaded), as the rules score it."""
-        return self.score([deal.entry() for deal in deals], sides)
+        """Where the match stands after `deals` (rows already loaded), as the rules score it:
+        stored deals, checked when they were stored, so scored without checking again."""
+        return self.score([deal.entry() for deal in deals], sides, checked_from=len(deals) + 1)
 
     def score(
-        self, entries: list[rules.DealEntry], sides: "list[Side] | None" = None
+        self,
+        entries: list[rules.DealEntry],
+        sides: "list[Side] | None" = None,
+        *,
+        checked_from: int = 1,
     ) -> rules.Outcome:
-        """Where the match would stand after `entries`, under its settings and seats."""
+        """Where the match would stand after `entries`, under its settings and seats; the
+        rules check the entries from number `checked_from` on (see rules.evaluate)."""
         return rules.evaluate(
             self.match_rules(sides),
             entries,
             first_dealer=self.first_dealer,
             seat_count=self.seat_count,
+            checked_from=checked_from,
         )
 
 
@@ -294,8 +301,9 @@ class Deal(models.Model):
             models.CheckConstraint(
                 condition=(
                     Q(kind=DealKind.CLAIM)
+                    # Up to 11, as earlier versions took: the rules allow a new claim 10.
                     & Q(
-                        card_points_0__lte=rules.CLAIM_CARD_POINTS - F("card_points_1"),
+                        card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"),
                     )
                 )
                 | (

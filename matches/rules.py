@@ -763,10 +763,16 @@ def _settle(
 
 
 def _play(
-    rules: MatchRules, before: _Tally, entry: DealEntry, number: int, dealer: int, seat_count: int
+    rules: MatchRules,
+    before: _Tally,
+    entry: DealEntry,
+    number: int,
+    dealer: int,
+    seat_count: int,
+    check: bool = True,
 ) -> tuple[ScoredDeal, _Tally]:
-    """Check and score deal `number`; raise DealInvalid with every error."""
-    errors = _deal_errors(rules, before, entry, players_per_side=seat_count // 2)
+    """Check (unless told not to) and score deal `number`; raise DealInvalid with every error."""
+    errors = _deal_errors(rules, before, entry, players_per_side=seat_count // 2) if check else []
     if errors:
         for error in errors:
             error.deal_number = number
@@ -785,14 +791,19 @@ def _play(
 
 
 def _replay(
-    rules: MatchRules, deals: Sequence[DealEntry], first_dealer: int, seat_count: int
+    rules: MatchRules,
+    deals: Sequence[DealEntry],
+    first_dealer: int,
+    seat_count: int,
+    checked_from: int = 1,
 ) -> tuple[list[ScoredDeal], _Tally]:
     _check_seating(first_dealer, seat_count)
     tally = _Tally()
     scored = []
     for number, entry in enumerate(deals, start=1):
         dealer = (first_dealer + number - 1) % seat_count
-        row, tally = _play(rules, tally, entry, number, dealer, seat_count)
+        check = number >= checked_from
+        row, tally = _play(rules, tally, entry, number, dealer, seat_count, check)
         scored.append(row)
     return scored, tally
 
@@ -829,12 +840,17 @@ def evaluate(
     *,
     first_dealer: int = 0,
     seat_count: int = 4,
+    checked_from: int = 1,
 ) -> Outcome:
     """Check and score every deal in order and say where the match stands.
 
     The first invalid deal raises DealInvalid (its errors carry its
     `deal_number`): later deals' points can depend on it, as a sweep's do.
     Editing an earlier deal and evaluating again re-scores everything.
+
+    Deals numbered before `checked_from` are scored as they stand, unchecked:
+    they are a match's stored deals, checked when they were stored (by the
+    rules of that day), and a sheet must open whatever the rules say today.
 
     Line 21, the worked deal and then a deal of 7 + 4 against 4 + 3:
 
@@ -846,7 +862,7 @@ def evaluate(
     >>> outcome.totals, outcome.needs, outcome.decided, outcome.winner, outcome.reason
     ((22, 10), (0, 11), True, 0, <EndReason.LINE: 'line'>)
     """
-    scored, tally = _replay(rules, deals, first_dealer, seat_count)
+    scored, tally = _replay(rules, deals, first_dealer, seat_count, checked_from)
     line = rules.line
     return Outcome(
         deals=tuple(scored),

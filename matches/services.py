@@ -258,9 +258,11 @@ def record_deal(
         raise DealConflict(deals[number - 1])
     if number != len(deals) + 1:
         raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
-    # Every deal so far and the new one: an error can only be the new deal's (the others
-    # were checked when they were stored), and the outcome is what the sheet shows next.
-    outcome = match.score([*(deal.entry() for deal in deals), entry], sides)
+    # Every deal so far and the new one, which alone is checked (the others were checked
+    # when they were stored); the outcome is what the sheet shows next.
+    outcome = match.score(
+        [*(deal.entry() for deal in deals), entry], sides, checked_from=len(deals) + 1
+    )
     scored = outcome.deals[-1]
     deal = Deal.objects.create(
         match=match,
@@ -341,7 +343,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
         return current  # saved unchanged: nothing to log, no phone needs to redraw
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
-    result = _rescored(match, entries)
+    result = _rescored(match, entries, checked_from=current.number)
     _store_scores(deals, result)
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
@@ -350,14 +352,15 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     return current
 
 
-def _rescored(match: Match, entries: list[rules.DealEntry]) -> rules.Outcome:
-    """The whole match scored again, after an edit or under new settings.
+def _rescored(match: Match, entries: list[rules.DealEntry], checked_from: int = 1) -> rules.Outcome:
+    """The whole match scored again, after an edit (checked from the edited deal on: the
+    deals after it stand on it) or under new settings (every deal checked).
 
     A change that decides the match before its last deal would strand the deals after it:
     that is refused in words, naming the deal where the match would now end.
     """
     try:
-        return match.score(entries)
+        return match.score(entries, checked_from=checked_from)
     except rules.DealInvalid as invalid:
         if invalid.codes != ["match_decided"]:
             raise

@@ -408,3 +408,16 @@ def test_a_match_is_won_by_the_line_only_when_the_winner_reached_it(match):
     if outcome.reason in (EndReason.CAPPOTTO, EndReason.STRAMAZZO):
         assert outcome.totals[outcome.winner] >= rules.line
         assert outcome.deals[-1].entry.side == outcome.winner
+
+
+def test_stored_deals_are_scored_as_they_stand_and_only_new_ones_checked():
+    # An earlier version stored a claim of 11 card points; today's rules refuse it.
+    stored = [normal(8, 3, 3, 0), claim(0, 6, 5)]
+    with pytest.raises(DealInvalid):
+        evaluate(rules_for(claims=True), stored)
+    outcome = evaluate(rules_for(claims=True), stored, checked_from=3)
+    assert (outcome.totals, outcome.winner, outcome.reason) == ((17, 8), 1, EndReason.CLAIM)
+    # A deal from `checked_from` on is checked as ever.
+    with pytest.raises(DealInvalid) as caught:
+        evaluate(rules_for(claims=True), [normal(8, 3), normal(8, 4)], checked_from=2)
+    assert caught.value.errors[0].deal_number == 2

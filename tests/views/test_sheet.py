@@ -612,3 +612,46 @@ def test_a_long_history_comes_a_hundred_changes_a_page(scorer, match, sheet_url)
     second = scorer.get(sheet_url + "history?page=2", **EN).content.decode()
     assert second.count("<li>") == 50
     assert f'href="{sheet_url}history?page=1"' in second
+
+
+def store_as_before(match, *entries):
+    """Deals stored as an earlier version's rules allowed, which today's refuse."""
+    for number, entry in enumerate(entries, start=1):
+        points = tuple(entry.card_points[i] + entry.declared_points[i] for i in (0, 1))
+        Deal.objects.create(match=match, number=number, **services._deal_fields(entry, points))
+
+
+@pytest.mark.parametrize(
+    ("players", "claims", "entries"),
+    [
+        # In due, one hand declaring 21 (two hands can; one cannot).
+        (1, False, [rules.DealEntry((6, 5), (21, 0))]),
+        # A claim of a played-out deal: 11 card points.
+        (2, True, [rules.DealEntry((8, 3), (3, 0)), rules.DealEntry((6, 5), (0, 0), "claim", 0)]),
+        # A claim once both sides stood at the line.
+        (
+            2,
+            True,
+            [
+                rules.DealEntry((6, 5), (0, 0)),
+                rules.DealEntry((5, 6), (0, 0)),
+                rules.DealEntry((6, 5), (6, 7)),
+                rules.DealEntry((0, 0), (0, 0), "claim", 1),
+            ],
+        ),
+    ],
+)
+def test_deals_stored_under_earlier_rules_still_open_and_export(client, players, claims, entries):
+    match = MatchFactory(players_per_side=players, claims_allowed=claims)
+    store_as_before(match, *entries)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    token = match.table.viewer_token
+    assert client.get(reverse("match", args=[token, match.pk]), **EN).status_code == 200
+    for fmt in ("csv", "json"):
+        body = b"".join(client.get(reverse("export_table", args=[token, fmt])).streaming_content)
+        assert body.count(b'"number"' if fmt == "json" else b"\r\n") >= len(entries)
+    # A new deal is checked by today's rules, and the old ones are left as they stand.
+    deal_url = reverse("record_deal", args=[token, match.pk])
+    html = client.post(deal_url, deal_data(len(entries) + 1, da="5"), **HX).content.decode()
+    assert "5 is not a declaration total" in html or "already decided" in html
+    assert Deal.objects.filter(match=match).count() == len(entries)
