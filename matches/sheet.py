@@ -293,9 +293,12 @@ class Sheet:
             "both_at_line": outcome.reason == rules.EndReason.LINE and not any(outcome.needs),
         }
 
-    def poll_context(self, request: HttpRequest) -> dict:
-        """A poll refreshes the sheet; the entry form too, unless the phone is typing in it."""
+    def poll_context(self, request: HttpRequest, *, link_changed: bool = False) -> dict:
+        """A poll refreshes the sheet; the entry form too, unless the phone is typing in it.
+        `link_changed`: the phone joined through a scorer link that has since been replaced,
+        so the form it was using goes, and the sheet says why."""
         context = self.context()
+        context["link_changed"] = link_changed
         typing = request.GET.get("typing") == "1"
         shown = request.GET.get("number", "")
         context["refresh_entry"] = not typing

@@ -435,7 +435,9 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
-        response = render(request, "matches/match.html#poll", sheet.poll_context(request))
+        former = not scorer and str(table_id) in _joined(request)
+        context = sheet.poll_context(request, link_changed=former)
+        response = render(request, "matches/match.html#poll", context)
     elif request.htmx or request.GET:
         # What the phone just did (?saved=4, ?edited=2), said above the sheet. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().

@@ -17,22 +17,34 @@
   document.addEventListener("htmx:load", function (event) { reveal(event.detail.elt); });
 
   // A request that fails (no connection, or an error answer) says so in words, beside what
-  // made it; htmx swaps nothing then, so what was typed stays. A poll's trouble is said
-  // quietly, once; the words go as soon as a request gets through.
+  // made it; htmx swaps nothing then, so what was typed stays. What a tap made stays said
+  // until a tap gets through; a poll's trouble is said quietly and small, never over a tap's,
+  // and goes once a poll gets through. (A 403 is a scorer link changed, or a page so old its
+  // form's token expired: opening the scorer link again mends both. A 429 comes from a proxy.)
   var said = null;
+  // The element that made the request: once a swap has replaced it, htmx fires the request's
+  // later events on an element still in the page, so the event's own `elt` may be another.
+  function origin(event) {
+    var config = event.detail.requestConfig;
+    return (config && config.elt) || event.detail.elt;
+  }
+  function isPoll(elt) { return elt.id === "live"; }
   function failed(event) {
     var texts = document.getElementById("request-failed");
-    var elt = event.detail.elt;
+    var elt = origin(event);
     if (!texts || !elt || !elt.isConnected) return;
-    var poll = elt.id === "live";
+    var poll = isPoll(elt);
     var status = event.type === "htmx:sendError" ? 0 : event.detail.xhr.status;
-    var why = status === 403 ? "denied" : poll ? "stale" : status === 0 ? "network"
+    var why = poll ? "stale" : status === 403 ? "denied" : status === 0 ? "network"
       : status === 429 ? "busy" : "failed";
-    if (said && said.isConnected && said.dataset.why === why) return;
+    if (said && said.isConnected && (said.dataset.why === why || (poll && !said.dataset.poll))) {
+      return;
+    }
     if (said) said.remove();
     said = texts.content.querySelector('[data-why="' + why + '"]').cloneNode(true);
-    said.className = "notice " + (poll ? "warn" : "error");
+    said.className = poll ? "notice warn small" : "notice error";
     said.setAttribute("role", poll ? "status" : "alert");
+    if (poll) said.dataset.poll = "1";
     said.id = "request-failed-notice";
     said.tabIndex = -1;
     var before = poll ? elt : elt.closest("form") || elt;
@@ -42,10 +54,10 @@
   document.addEventListener("htmx:sendError", failed);
   document.addEventListener("htmx:responseError", failed);
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (said && event.detail.successful) {
-      said.remove();
-      said = null;
-    }
+    if (!said || !event.detail.successful) return;
+    if (isPoll(origin(event)) !== Boolean(said.dataset.poll)) return;
+    said.remove();
+    said = null;
   });
 
   // Copy a share link with one tap.

@@ -10,7 +10,9 @@
     }
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.elt.id === "live") {
+    // The poll's own element: once its answer replaced it, htmx fires this on another.
+    var config = event.detail.requestConfig;
+    if (((config && config.elt) || event.detail.elt).id === "live") {
       var tag = event.detail.xhr.getResponseHeader("ETag");
       if (tag) lastEtag = tag;
     }
@@ -78,7 +80,8 @@
     var config = event.detail.requestConfig;
     if (!config || config.verb !== "post") return;
     var target = document.querySelector(
-      "#deal-errors, #sheet [aria-invalid=true], #sheet .notice[tabindex], #sheet .result"
+      "#deal-errors, #sheet [aria-invalid=true], #sheet .errorlist[tabindex], " +
+        "#sheet .notice[tabindex], #sheet .result"
     );
     if (target) target.focus();
   });

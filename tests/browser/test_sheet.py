@@ -253,6 +253,10 @@ def test_a_save_that_cannot_reach_the_server_says_so_and_keeps_what_was_typed(ph
     assert phone.locator("#id_card_points_0").input_value() == "8"
     assert phone.locator("#id_declared_points_0").input_value() == "3"
     assert not Deal.objects.exists()
+    # The polls that get through meanwhile do not take the words away: the deal is not saved.
+    with phone.expect_response(re.compile(r".*\?poll=1.*")):
+        pass
+    expect(notice).to_have_text(re.compile("^No connection: nothing was sent."))
     # Back online: the same tap saves the deal once, and the words go.
     phone.unroute(re.compile(r".*/deals$"))
     phone.get_by_role("button", name="Save deal").click()
@@ -268,9 +272,10 @@ def test_a_phone_whose_scorer_link_changed_is_told_why_its_save_is_refused(phone
     create_table_and_match(phone)
     services.rotate_link(table=Table.objects.get(), which="scorer")
     enter_deal(phone, 8, da="3")
-    expect(phone.locator("#request-failed-notice")).to_contain_text(
-        "This phone can no longer change this table"
-    )
+    notice = phone.locator("#request-failed-notice")
+    expect(notice).to_contain_text("This phone can no longer change this table")
+    # The next poll shows the sheet as a viewer's and says why the form went.
+    expect(phone.get_by_text("this phone can only watch now")).to_be_visible(timeout=8_000)
     assert phone.locator("#id_card_points_0").input_value() == "8"
     assert not Deal.objects.exists()
 
@@ -283,3 +288,16 @@ def test_a_poll_without_connection_says_the_sheet_may_be_stale_until_it_is_back(
     assert notice.get_attribute("role") == "status"
     phone.unroute(re.compile(r".*\?poll=1.*"))
     expect(notice).to_have_count(0, timeout=8_000)
+
+
+def test_after_a_change_the_polls_are_told_unchanged_again(phone):
+    from matches import rules, services
+
+    create_table_and_match(phone)
+    statuses = []
+    phone.on("response", lambda r: statuses.append(r.status) if "poll=1" in r.url else None)
+    services.record_deal(match=Match.objects.get(), number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
+    phone.wait_for_timeout(7_000)  # two more polls
+    # One answer carries the change; the polls after it cost a 304, not the sheet again.
+    assert statuses[-1] == 304, statuses

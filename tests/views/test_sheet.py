@@ -562,9 +562,13 @@ def test_counting_a_claims_pile_fills_only_the_counted_side(client, deal_url, ma
     html = client.post(deal_url, data, **HX).content.decode()
     assert 'name="card_points_0" id="id_card_points_0" value="3"' in html
     assert 'name="card_points_1" id="id_card_points_1" value="4"' in html  # as typed
-    data["last_trick"] = "on"
+    data.update(last_trick="on", count_side="1")
     html = client.post(deal_url, data, **HX).content.decode()
     assert "A claim stops the deal before the last trick: nobody took it." in html
+    # The count shown again is the one sent: the second side's pile, the last trick ticked.
+    assert 'name="count_side" value="1" checked' in html
+    assert 'name="count_side" value="0" checked' not in html
+    assert 'name="last_trick" value="on" checked' in html
     assert not Deal.objects.exists()
 
 
@@ -596,9 +600,10 @@ def test_the_sheet_says_when_the_match_began(scorer, match, sheet_url):
 
     match.started_at = datetime(2026, 11, 28, 21, 5, tzinfo=ZoneInfo("Europe/Rome"))
     match.save()
-    assert "started 28 Nov 2026, 21:05" in scorer.get(sheet_url, **EN).content.decode()
+    english = scorer.get(sheet_url, **EN).content.decode()
+    assert '<span class="started">started Nov. 28, 2026, 21:05</span>' in english
     italian = scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it").content.decode()
-    assert "28 Nov 2026, 21:05" in italian
+    assert "iniziata il 28 nov 2026, 21:05" in italian
 
 
 def test_a_long_history_comes_a_hundred_changes_a_page(scorer, match, sheet_url):
@@ -655,3 +660,17 @@ def test_deals_stored_under_earlier_rules_still_open_and_export(client, players,
     html = client.post(deal_url, deal_data(len(entries) + 1, da="5"), **HX).content.decode()
     assert "5 is not a declaration total" in html or "already decided" in html
     assert Deal.objects.filter(match=match).count() == len(entries)
+
+
+def test_a_phone_whose_scorer_link_was_replaced_is_told_by_its_next_poll(scorer, match, worked):
+    from matches.models import Table
+
+    sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
+    poll = sheet_url + "?poll=1&number=2&typing=0"
+    assert "can only watch now" not in scorer.get(poll, **HX).content.decode()
+    services.rotate_link(table=Table.objects.get(), which="scorer")
+    html = scorer.get(poll, **HX).content.decode()
+    assert "This table's scorer link has changed: this phone can only watch now." in html
+    assert 'id="deal-form"' not in html
+    # A viewer who never scored is told nothing.
+    assert "can only watch" not in Client().get(poll, **HX).content.decode()
