@@ -29,6 +29,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
@@ -309,18 +310,24 @@ def export_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
     return _download(chunks, filename, "text/csv; charset=utf-8")
 
 
+@csrf_exempt  # checked below, once the cheap refusals are done: the check reads the body
 @require_POST
 def import_table(request: HttpRequest) -> HttpResponse:
     """A JSON export becomes a new table, joined by this phone; all or nothing.
 
     Too many new tables from this address, or a body larger than any import, is refused
-    before the body is read.
+    before the body is read (the CSRF check would read it: it comes after).
     """
     if _too_many_tables(request):
         return _home(request, import_form=ImportForm.refused(TOO_MANY_TABLES), status=429)
     too_large = too_large_upload(request.META.get("CONTENT_LENGTH"))
     if too_large:
         return _home(request, import_form=ImportForm.refused(too_large), status=413)
+    return _import(request)
+
+
+@csrf_protect
+def _import(request: HttpRequest) -> HttpResponse:
     form = ImportForm(request.POST, request.FILES)
     if form.is_valid():
         try:

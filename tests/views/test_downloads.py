@@ -64,18 +64,40 @@ def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worke
     assert Table.objects.count() == 1
 
 
-def test_an_upload_larger_than_any_import_is_refused_before_it_is_read(client, monkeypatch):
+def test_an_upload_larger_than_any_import_is_refused_before_it_is_read(monkeypatch):
+    from django.http.multipartparser import MultiPartParser
+    from django.test import Client
+
     from matches import forms
 
-    read = []
+    parsed = []
     monkeypatch.setattr(forms, "IMPORT_MAX_BYTES", 1000)
-    monkeypatch.setattr(forms.ImportForm, "clean_file", lambda form: read.append(1))
+    monkeypatch.setattr(MultiPartParser, "parse", lambda parser: parsed.append(1))
+    phone = Client(enforce_csrf_checks=True)  # as a browser: the CSRF check reads the body
     upload = SimpleUploadedFile("big.json", b" " * 200_000)
-    response = client.post(reverse("import_table"), {"file": upload}, **EN)
+    response = phone.post(reverse("import_table"), {"file": upload}, **EN)
     assert response.status_code == 413
     assert "The file is too large: at most 20 MB." in response.content.decode()
-    assert not read  # refused by its length: the form never looked at the file
+    assert not parsed  # refused by its length: nothing read the body
     assert not Table.objects.exists()
+
+
+def test_an_import_still_needs_its_csrf_token(match, worked):
+    from django.test import Client
+
+    phone = Client(enforce_csrf_checks=True)
+    exported = download(phone.get(reverse("export_table", args=[match.table.viewer_token, "json"])))
+    upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
+    assert phone.post(reverse("import_table"), {"file": upload}, **EN).status_code == 403
+    assert Table.objects.count() == 1
+    phone.get("/")  # the home page sets the CSRF cookie its import form sends back
+    token = phone.cookies["csrftoken"].value
+    upload.seek(0)
+    response = phone.post(
+        reverse("import_table"), {"file": upload, "csrfmiddlewaretoken": token}, **EN
+    )
+    assert response.status_code == 302
+    assert Table.objects.count() == 2
 
 
 def test_too_many_imports_are_refused_before_the_file_is_read(client, match, worked, settings):
