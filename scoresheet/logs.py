@@ -1,8 +1,9 @@
 """Logs never hold a table's links: the token in a /t/ or /join/ path is cut to its first
 four characters, enough to tell tables apart in a log, of no use to open one.
 
-`RedactTokens` filters Django's records (settings.LOGGING); `GunicornLogger` does the same to
-gunicorn's access log (bin/entrypoint passes it as --logger-class).
+`RedactingFormatter` writes every line so, tracebacks included: Django's handler uses it
+(settings.LOGGING), and `GunicornLogger` puts it on gunicorn's access and error logs
+(bin/entrypoint passes it as --logger-class).
 """
 
 import logging
@@ -23,18 +24,19 @@ def redact(text: str) -> str:
     return _TOKEN.sub(r"\1\2…", text)
 
 
-class RedactTokens(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = redact(record.getMessage()), ()
-        return True
+class RedactingFormatter(logging.Formatter):
+    """A formatter whose lines, and the tracebacks under them, hold no table's token."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 class GunicornLogger(Logger):
-    """gunicorn's logger, with the request line and path redacted in the access log."""
+    """gunicorn's logger, every line of both its logs redacted."""
 
-    def atoms(self, resp, req, environ, request_time):
-        atoms = super().atoms(resp, req, environ, request_time)
-        for key in ("r", "U", "f"):  # the request line, the path, the Referer
-            if isinstance(atoms.get(key), str):
-                atoms[key] = redact(atoms[key])
-        return atoms
+    def setup(self, cfg) -> None:
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                given = handler.formatter or logging.Formatter()
+                handler.setFormatter(RedactingFormatter(given._fmt, given.datefmt))

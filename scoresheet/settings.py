@@ -236,11 +236,13 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {"tokens": {"()": "scoresheet.logs.RedactTokens"}},
-    "handlers": {
-        "stdout": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["tokens"]}
+    "formatters": {
+        "plain": {
+            "()": "scoresheet.logs.RedactingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
     },
+    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["stdout"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }

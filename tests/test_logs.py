@@ -1,7 +1,9 @@
 """Logs never hold a table's links."""
 
 import doctest
+import io
 import logging
+import sys
 
 from scoresheet import logs
 
@@ -10,18 +12,40 @@ def test_the_docstring_examples_hold():
     assert doctest.testmod(logs).failed == 0
 
 
-def test_djangos_records_lose_the_token_whatever_their_arguments(caplog):
-    logger = logging.getLogger("django.request")
-    logger.addFilter(logs.RedactTokens())
+def test_a_logged_line_and_its_traceback_lose_the_token():
+    django_handler = next(
+        handler
+        for handler in logging.getLogger().handlers
+        if isinstance(handler.formatter, logs.RedactingFormatter)
+    )
     try:
-        with caplog.at_level(logging.WARNING, logger="django.request"):
-            logger.warning("Not Found: %s", "/t/AbCdEfGhIjKlMnOp/m/3/")
+        raise ValueError("no table at /t/SeCrEtViewerToken/m/3/")
+    except ValueError:
+        record = logging.getLogger("django.request").makeRecord(
+            "django.request",
+            logging.WARNING,
+            __file__,
+            1,
+            "Not Found: %s",
+            ("/join/SeCrEtScorerToken/",),
+            exc_info=sys.exc_info(),
+        )
+    line = django_handler.format(record)
+    assert "Not Found: /join/SeCr…/" in line
+    assert "/t/SeCr…/m/3/" in line  # in the traceback too
+    assert "ViewerToken" not in line and "ScorerToken" not in line
+
+
+def test_a_bad_log_call_is_reported_as_ever_and_does_not_raise(capsys):
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logs.RedactingFormatter())
+    logger = logging.getLogger("tests.bad-call")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("value %d", "x")  # a formatting mistake in some library
     finally:
-        logger.filters.clear()
-    assert caplog.records[0].getMessage() == "Not Found: /t/AbCd…/m/3/"
-
-
-def test_the_settings_put_the_filter_on_every_log_line():
-    from django.conf import settings
-
-    assert settings.LOGGING["handlers"]["stdout"]["filters"] == ["tokens"]
+        logger.removeHandler(handler)
+    assert stream.getvalue() == ""
+    assert "Logging error" in capsys.readouterr().err
