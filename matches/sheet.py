@@ -309,7 +309,7 @@ class Sheet:
 def history(table: Table, params: QueryDict) -> dict:
     """The table's matches: in progress first, then finished or stopped, newest first; the
     matches of one player when asked."""
-    players = list(table.players.all())
+    players = table.players_by_name()
     under_way = Case(When(status=Status.IN_PROGRESS, then=0), default=1)
     matches = Match.objects.filter(table=table).order_by(under_way, "-started_at", "-pk")
     player = next((p for p in players if str(p.pk) == params.get("player")), None)

@@ -72,12 +72,23 @@ def cached_table_stats(table: Table) -> dict:
     Every change bumps its match's revision, so the finished matches' ids, each with its
     revision, name the state the stats were drawn from: the cache key is their digest. (A
     count and a sum would not do: reopening one match and ending another can keep both.)
+    Stats drawn while a match ended or reopened are shown but not kept: they may belong to
+    neither state.
     """
+    key = _state_key(table)
+    stats = cache.get(key)
+    if stats is None:
+        stats = table_stats(table)
+        if _state_key(table) == key:
+            cache.set(key, stats, timeout=24 * 3600)
+    return stats
+
+
+def _state_key(table: Table) -> str:
     state = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
     pairs = state.values_list("pk", "revision")
     digest = hashlib.blake2s(repr(list(pairs)).encode(), digest_size=12).hexdigest()
-    key = f"stats:{table.pk}:{digest}"
-    return cache.get_or_set(key, lambda: table_stats(table), timeout=24 * 3600)
+    return f"stats:{table.pk}:{digest}"
 
 
 def table_stats(table: Table) -> dict:

@@ -367,7 +367,7 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
             form.add_error(None, refused.message)
         else:
             return _done(request, reverse("match", args=[token, match.pk]))
-    players = table.players.all()
+    players = table.players_by_name()
     return render(
         request, "matches/new_match.html", {"table": table, "form": form, "players": players}
     )

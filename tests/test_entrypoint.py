@@ -51,6 +51,7 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
             with pytest.raises(urllib.error.HTTPError):
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5)
         assert (tmp_path / "db.sqlite3").exists()  # migrated at start, on the volume
+        assert (tmp_path / "db.sqlite3").stat().st_mode & 0o077 == 0  # this user's only
     finally:
         server.terminate()
         output = server.communicate(timeout=30)[0].decode()

@@ -167,7 +167,7 @@ def test_in_due_one_hand_declares_at_most_19():
     )  # every hand's share of the declaring cards (the rest of its ten are other cards)
     possible = set().union(*(declarable(hand) for hand in hands))
     assert possible == declaration_totals_for_side(1)
-    assert max(possible) == 19  # three Napoletanas and three of each rank: 18 is not it
+    assert max(possible) == 19  # four 3s, three 2s, three aces: 4 + 3 + 3 and 3 Napoletanas
     assert possible == declaration_totals_for_side(2) - {21}
 
 

@@ -28,8 +28,15 @@ def test_the_floor_view_answers_a_constant_without_the_database(
 
 
 def test_healthz_answers_503_when_the_apps_tables_are_missing(client, db):
-    # An answer from an empty, unmigrated database is not health.
-    with mock.patch("matches.views.Table.objects.exists", side_effect=OperationalError):
+    # A database that answers but was never migrated is not health.
+    from django.db import connection, transaction
+
+    from matches.models import Table
+
+    with transaction.atomic():  # the rename is rolled back with it
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {Table._meta.db_table} RENAME TO not_migrated")
         response = client.get("/healthz")
+        transaction.set_rollback(True)
     assert response.status_code == 503
     assert response.content == b"database unavailable or not migrated\n"

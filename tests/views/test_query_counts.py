@@ -147,3 +147,28 @@ def test_win_rates_round_half_up_as_people_do(won, played, rate):
     from matches.stats import Record
 
     assert Record("Alice", played=played, won=won).win_rate == rate
+
+
+def test_stats_drawn_while_a_match_ends_are_not_kept(joined, monkeypatch):
+    from matches import stats
+
+    table, under_way = history(matches=1, deals=1)
+    drawn = stats.table_stats
+
+    def end_then_draw(table):  # the match ends between reading the state and drawing
+        services.record_deal(
+            match=under_way,
+            number=2,
+            entry=rules.DealEntry((11, 0), (0, 0), kind="cappotto", side=0),
+        )
+        services.end_match(match=under_way)
+        return drawn(table)
+
+    monkeypatch.setattr(stats, "table_stats", end_then_draw)
+    client = joined(table)
+    url = reverse("stats", args=[table.viewer_token])
+    assert "2 finished matches." in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    monkeypatch.setattr(stats, "table_stats", drawn)
+    # Reopened, the table is back in the state read first: its stats count one match.
+    services.reopen_match(match=under_way)
+    assert "1 finished match." in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
