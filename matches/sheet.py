@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Case, Prefetch, Q, When
+from django.db.models import Case, OuterRef, Prefetch, Q, Subquery, When
 from django.forms.utils import ErrorDict
 from django.http import HttpRequest, QueryDict
 from django.middleware.csp import get_nonce
@@ -92,8 +92,15 @@ def seat_names(sides: list[Side]) -> list[str]:
 
 
 def chart(line: int, totals: list[tuple[int, int]], width: int = 320, height: int = 150) -> dict:
-    """Coordinates of both running totals toward the line, for a small server-drawn SVG."""
-    top = max([line, *[max(t) for t in totals]]) or 1
+    """Coordinates of both running totals toward the line, for a small server-drawn SVG.
+
+    A tenth of headroom above the highest total: a trace at the very top would be cut by the
+    edge of the drawing. The worked deal then 11 to 7, at line 21 (22 stays below the top):
+
+    >>> chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100)["side_0"]
+    '0.0,100.0 5.0,54.5 10.0,9.1'
+    """
+    top = 1.1 * max([line, *[max(t) for t in totals]])
     steps = max(len(totals) - 1, 1)
 
     def point(index: int, value: int) -> str:
@@ -317,7 +324,9 @@ def history(table: Table, params: QueryDict) -> dict:
         matches = matches.filter(
             Q(sides__first_player=player) | Q(sides__second_player=player)
         ).distinct()
-    matches = matches.prefetch_related(
+    # Who claimed, where a claim ended the match: a wrong claim is won by the other side.
+    claims = Deal.objects.filter(match=OuterRef("pk"), kind=rules.DealKind.CLAIM)
+    matches = matches.annotate(claimed_by=Subquery(claims.values("side")[:1])).prefetch_related(
         Prefetch("sides", queryset=Side.objects.order_by("position"))
     )
     page = Paginator(matches, 20).get_page(params.get("page"))

@@ -674,3 +674,11 @@ def test_a_phone_whose_scorer_link_was_replaced_is_told_by_its_next_poll(scorer,
     assert 'id="deal-form"' not in html
     # A viewer who never scored is told nothing.
     assert "can only watch" not in Client().get(poll, **HX).content.decode()
+
+
+def test_the_sheet_modules_docstring_examples_hold():
+    import doctest
+
+    from matches import sheet
+
+    assert doctest.testmod(sheet).failed == 0

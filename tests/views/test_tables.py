@@ -205,3 +205,19 @@ def test_a_new_match_with_a_choice_tampered_with_says_so(scorer, table, field, v
     assert html.status_code == 200
     assert message in html.content.decode()
     assert Match.objects.count() == before
+
+
+def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
+    from matches import rules, services
+
+    for claimer in (0, 1):
+        match = services.start_match(
+            table=table, players=[["Alice"], ["Beppe"]], claims_allowed=True
+        )
+        services.record_deal(match=match, number=1, entry=rules.DealEntry((11, 0), (3, 0)))
+        claim = rules.DealEntry((7, 0), (0, 0), kind="claim", side=claimer)  # Alice has 21
+        services.record_deal(match=match, number=2, entry=claim)
+        services.end_match(match=match)
+    html = scorer.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
+    assert 'won by <span class="clip">Alice</span> (claimed rightly)' in html
+    assert 'won by <span class="clip">Alice</span> (the other side claimed wrongly)' in html
