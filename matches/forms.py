@@ -291,6 +291,7 @@ class DealForm(FormWideErrors, forms.Form):
     def __init__(self, *args, side_names: tuple[str, str], claims_allowed: bool, **kwargs):
         super().__init__(*args, **kwargs)
         self.side_names = side_names
+        self.claims_allowed = claims_allowed
         self.fields["side"].choices = list(enumerate(side_names))
         if not claims_allowed:
             self.fields["kind"].choices = [

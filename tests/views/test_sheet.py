@@ -682,3 +682,9 @@ def test_the_sheet_modules_docstring_examples_hold():
     from matches import sheet
 
     assert doctest.testmod(sheet).failed == 0
+
+
+def test_the_side_question_mentions_claims_only_where_claims_are_allowed(scorer, match, sheet_url):
+    assert "Which side swept</p>" in scorer.get(sheet_url, **EN).content.decode()
+    services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=True)
+    assert "Which side swept or claimed</p>" in scorer.get(sheet_url, **EN).content.decode()
