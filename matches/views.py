@@ -227,6 +227,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "can_score": scorer,
         "share": share,
         "player_form": PlayerForm(),
+        "rotated": request.GET.get("rotated"),
         **history(table, request.GET),
     }
     response = render(request, "matches/table.html", context)
@@ -242,7 +243,7 @@ def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
     services.rotate_link(table=table, which=which)
     if which == "scorer":
         _join(request, table)  # the phone that rotated keeps scoring
-    return _done(request, reverse("table", args=[table.viewer_token]) + "#share")
+    return _done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#share")
 
 
 @table_page

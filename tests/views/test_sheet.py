@@ -158,7 +158,10 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
     assert Change.objects.get(action="deal_deleted").old["points"] == [11, 3]
     html = scorer.get(sheet_url + "history", **EN).content.decode()
     assert "Deal 1 deleted" in html
-    assert "before: Alice &amp; Carla 8 + 3 = 11 · Beppe &amp; Dino 3 + 0 = 3" in html
+    assert (
+        'before: Alice &amp; Carla <span class="nowrap">8 + 3 = 11</span> · '
+        'Beppe &amp; Dino <span class="nowrap">3 + 0 = 3</span>'
+    ) in html
 
 
 def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
@@ -502,7 +505,10 @@ def test_a_sweepers_points_are_said_to_reach_the_line_not_summed(scorer, match, 
     assert f'<td class="side-1"><strong>16</strong>{detail[:-1]} title="to the line">→ 21' in row
     assert f'<td class="side-0"><strong>0</strong>{detail}0 + 0' in row
     history = scorer.get(sheet_url + "history", **EN).content.decode()
-    assert "Alice &amp; Carla 0 + 0 = 0 · Beppe &amp; Dino 11 + 0 → 16 (cappotto)" in history
+    assert (
+        'Alice &amp; Carla <span class="nowrap">0 + 0 = 0</span> · '
+        'Beppe &amp; Dino <span class="nowrap">11 + 0 → 16</span> (cappotto)'
+    ) in history
 
 
 def test_a_won_match_says_so_instead_of_what_each_side_needs(scorer, match, sheet_url):

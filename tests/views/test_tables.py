@@ -221,3 +221,16 @@ def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
     html = scorer.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
     assert 'won by <span class="clip">Alice</span> (claimed rightly)' in html
     assert 'won by <span class="clip">Alice</span> (the other side claimed wrongly)' in html
+
+
+def test_a_new_scorer_link_is_asked_for_twice_and_said_after(scorer, table):
+    page = scorer.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
+    assert "<summary>New scorer link…</summary>" in page
+    assert "stops scoring until it opens the new link" in page
+    old = table.scorer_token
+    response = scorer.post(reverse("rotate_link", args=[table.viewer_token, "scorer"]), **EN)
+    assert response["Location"].endswith("?rotated=scorer#share")
+    table.refresh_from_db()
+    assert table.scorer_token != old
+    page = scorer.get(response["Location"].split("#")[0], **EN).content.decode()
+    assert "New scorer link made: send it to the phones that score here." in page
