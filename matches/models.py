@@ -393,6 +393,7 @@ class Action(models.TextChoices):
     DEAL_RECORDED = "deal_recorded", _("deal recorded")
     DEAL_EDITED = "deal_edited", _("deal edited")
     DEAL_DELETED = "deal_deleted", _("deal deleted")
+    DEAL_RESTORED = "deal_restored", _("deal restored")
     MATCH_ENDED = "match_ended", _("match ended")
     MATCH_STOPPED = "match_stopped", _("match stopped, undecided")
     MATCH_REOPENED = "match_reopened", _("match reopened")

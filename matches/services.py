@@ -238,12 +238,14 @@ def record_deal(
     idempotency_key: str = "",
     by: str = "",
     sides: Sequence[Side] | None = None,
+    action: str = Action.DEAL_RECORDED,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made.
     Another phone's deal already at `number` raises DealConflict; nothing is written.
     `sides`, when the caller has them, spares reading them again: their names are in messages.
+    `action` is what the log calls it (a deal put back is logged as restored).
     """
     match = _lock(match)
     deals = _deals(match)
@@ -270,7 +272,7 @@ def record_deal(
         idempotency_key=idempotency_key,
         **_deal_fields(entry, scored.points),
     )
-    _log(match, Action.DEAL_RECORDED, by, deal_number=number, new=deal.values())
+    _log(match, action, by, deal_number=number, new=deal.values())
     _touch(match, totals=outcome.totals)
     return Recorded(deal, created=True, match=match, outcome=outcome)
 
@@ -299,7 +301,9 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
             % {"number": number}
         ) from None
     try:
-        return record_deal(match=match, number=number, entry=entry, by=by)
+        return record_deal(
+            match=match, number=number, entry=entry, by=by, action=Action.DEAL_RESTORED
+        )
     except DealConflict:
         raise ServiceError(
             _("Deal %(number)s is on the sheet already: nothing to restore.") % {"number": number}

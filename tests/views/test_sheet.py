@@ -453,6 +453,8 @@ def test_a_deleted_deal_is_said_deleted_and_can_be_restored(scorer, sheet_url, w
     html = scorer.post(sheet_url + "deals/1/restore", **HX).content.decode()
     assert "Deal 1 saved." in html
     assert Deal.objects.get().points == (11, 3)
+    assert Change.objects.latest("id").action == "deal_restored"
+    assert "Deal 1 restored" in scorer.get(sheet_url + "history", **EN).content.decode()
 
 
 @pytest.mark.parametrize(
