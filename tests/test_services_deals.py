@@ -253,7 +253,7 @@ def test_a_deleted_deal_is_restored_from_the_log_while_it_is_still_the_next():
     assert restored.created
     assert restored.deal.entry() == stramazzo
     assert restored.deal.points == (0, 18)  # taken to the line again, as first scored
-    assert match.changes.order_by("-id").first().action == "deal_recorded"
+    assert match.changes.order_by("-id").first().action == "deal_restored"
 
 
 def test_a_deal_cannot_be_restored_once_another_took_its_place():
