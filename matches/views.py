@@ -311,16 +311,15 @@ def export_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
     return _download(chunks, filename, "text/csv; charset=utf-8")
 
 
-@csrf_exempt  # checked below, once the cheap refusals are done: the check reads the body
+@csrf_exempt  # checked below, once a body too large is refused: the check reads the body
 @require_POST
 def import_table(request: HttpRequest) -> HttpResponse:
     """A JSON export becomes a new table, joined by this phone; all or nothing.
 
-    Too many new tables from this address, or a body larger than any import, is refused
-    before the body is read (the CSRF check would read it: it comes after).
+    A body larger than any import is refused by its length, before it is read (the CSRF check
+    would read it). Only a request that passes the CSRF check counts against the address's
+    new tables: a forged one from another site must not use them up.
     """
-    if _too_many_tables(request):
-        return _home(request, import_form=ImportForm.refused(TOO_MANY_TABLES), status=429)
     too_large = too_large_upload(request.META.get("CONTENT_LENGTH"))
     if too_large:
         return _home(request, import_form=ImportForm.refused(too_large), status=413)
@@ -329,6 +328,8 @@ def import_table(request: HttpRequest) -> HttpResponse:
 
 @csrf_protect
 def _import(request: HttpRequest) -> HttpResponse:
+    if _too_many_tables(request):
+        return _home(request, import_form=ImportForm.refused(TOO_MANY_TABLES), status=429)
     form = ImportForm(request.POST, request.FILES)
     if form.is_valid():
         try:
@@ -574,7 +575,10 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
                 by=_by(request),
             )
         except rules.DealInvalid as invalid:
-            add_rule_errors(form, invalid)
+            if invalid.errors[0].deal_number in (None, deal.number):
+                add_rule_errors(form, invalid)
+            else:  # a later deal no longer stands on this one: its fields are not on the page
+                form.add_error(None, rule_messages(invalid))
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:

@@ -23,10 +23,11 @@ def free_port() -> int:
 @pytest.mark.skipif("DATABASE_URL" in os.environ, reason="checks the SQLite default")
 def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_path):
     port = free_port()
+    data = tmp_path / "data"  # made by the app, as on a fresh volume
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
         "DJANGO_SECRET_KEY": "entrypoint-test-secret-" + "k" * 40,
-        "DJANGO_VAR_DIR": str(tmp_path),
+        "DJANGO_VAR_DIR": str(data),
         "PORT": str(port),
         "PYTHON": sys.executable,
         "WEB_CONCURRENCY": "1",
@@ -50,8 +51,9 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
         for path in ("/t/SeCrEtViewerToken123/", "/join/SeCrEtScorerToken456/"):
             with pytest.raises(urllib.error.HTTPError):
                 urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5)
-        assert (tmp_path / "db.sqlite3").exists()  # migrated at start, on the volume
-        assert (tmp_path / "db.sqlite3").stat().st_mode & 0o077 == 0  # this user's only
+        assert (data / "db.sqlite3").exists()  # migrated at start, on the volume
+        assert (data / "db.sqlite3").stat().st_mode & 0o077 == 0  # this user's only
+        assert data.stat().st_mode & 0o077 == 0
     finally:
         server.terminate()
         output = server.communicate(timeout=30)[0].decode()

@@ -18,10 +18,12 @@
 
   // A request that fails (no connection, or an error answer) says so in words, beside what
   // made it; htmx swaps nothing then, so what was typed stays. What a tap made stays said
-  // until a tap gets through; a poll's trouble is said quietly and small, never over a tap's,
-  // and goes once a poll gets through. (A 403 is a scorer link changed, or a page so old its
-  // form's token expired: opening the scorer link again mends both. A 429 comes from a proxy.)
+  // until the same form gets through; a poll's trouble is said quietly and small, never over
+  // a tap's, and goes once a poll gets through. (A 403 is a scorer link changed, or a page so
+  // old its form's token expired: opening the scorer link again mends both. A 404 is a view
+  // link changed. A 429 comes from a proxy.)
   var said = null;
+  var saidFor = null;
   // The element that made the request: once a swap has replaced it, htmx fires the request's
   // later events on an element still in the page, so the event's own `elt` may be another.
   function origin(event) {
@@ -35,8 +37,8 @@
     if (!texts || !elt || !elt.isConnected) return;
     var poll = isPoll(elt);
     var status = event.type === "htmx:sendError" ? 0 : event.detail.xhr.status;
-    var why = poll ? "stale" : status === 403 ? "denied" : status === 0 ? "network"
-      : status === 429 ? "busy" : "failed";
+    var why = status === 404 ? "gone" : poll ? "stale" : status === 403 ? "denied"
+      : status === 0 ? "network" : status === 429 ? "busy" : "failed";
     if (said && said.isConnected && (said.dataset.why === why || (poll && !said.dataset.poll))) {
       return;
     }
@@ -47,6 +49,7 @@
     if (poll) said.dataset.poll = "1";
     said.id = "request-failed-notice";
     said.tabIndex = -1;
+    saidFor = elt;
     var before = poll ? elt : elt.closest("form") || elt;
     before.parentNode.insertBefore(said, before);
     if (!poll) said.focus();
@@ -55,7 +58,8 @@
   document.addEventListener("htmx:responseError", failed);
   document.addEventListener("htmx:afterRequest", function (event) {
     if (!said || !event.detail.successful) return;
-    if (isPoll(origin(event)) !== Boolean(said.dataset.poll)) return;
+    var from = origin(event);
+    if (said.dataset.poll ? !isPoll(from) : from !== saidFor) return;
     said.remove();
     said = null;
   });

@@ -284,7 +284,7 @@ def test_a_poll_without_connection_says_the_sheet_may_be_stale_until_it_is_back(
     create_table_and_match(phone)
     phone.route(re.compile(r".*\?poll=1.*"), lambda route: route.abort("internetdisconnected"))
     notice = phone.locator("#request-failed-notice")
-    expect(notice).to_contain_text("the sheet may be out of date", timeout=8_000)
+    expect(notice).to_contain_text("it may be out of date", timeout=8_000)
     assert notice.get_attribute("role") == "status"
     phone.unroute(re.compile(r".*\?poll=1.*"))
     expect(notice).to_have_count(0, timeout=8_000)

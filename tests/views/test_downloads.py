@@ -100,7 +100,7 @@ def test_an_import_still_needs_its_csrf_token(match, worked):
     assert Table.objects.count() == 2
 
 
-def test_too_many_imports_are_refused_before_the_file_is_read(client, match, worked, settings):
+def test_too_many_imports_are_refused_and_said(client, match, worked, settings):
     from django.core.cache import cache
 
     cache.clear()
@@ -141,3 +141,19 @@ def test_an_import_is_checked_before_its_write_transaction(client, match, worked
     upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
     assert client.post(reverse("import_table"), {"file": upload}, **EN).status_code == 302
     assert during == [False]
+
+
+def test_forged_imports_from_another_site_do_not_use_up_the_new_tables(settings):
+    from django.core.cache import cache
+    from django.test import Client
+
+    cache.clear()
+    settings.TABLES_PER_HOUR = 1
+    phone = Client(enforce_csrf_checks=True)
+    for _ in range(3):  # another site posts on this phone's behalf, without its token
+        upload = SimpleUploadedFile("x.json", b"{}")
+        assert phone.post(reverse("import_table"), {"file": upload}, **EN).status_code == 403
+    phone.get("/")
+    token = phone.cookies["csrftoken"].value
+    response = phone.post(reverse("create_table"), {"name": "Bar", "csrfmiddlewaretoken": token})
+    assert response.status_code == 302

@@ -655,7 +655,8 @@ def store_as_before(match, *entries):
     ],
 )
 def test_deals_stored_under_earlier_rules_still_open_and_export(client, players, claims, entries):
-    match = MatchFactory(players_per_side=players, claims_allowed=claims)
+    line = 21 if claims else 101  # in due, 27 to 5 is no win yet at 101
+    match = MatchFactory(players_per_side=players, claims_allowed=claims, line=line)
     store_as_before(match, *entries)
     client.post(reverse("join", args=[match.table.scorer_token]))
     token = match.table.viewer_token
@@ -663,11 +664,15 @@ def test_deals_stored_under_earlier_rules_still_open_and_export(client, players,
     for fmt in ("csv", "json"):
         body = b"".join(client.get(reverse("export_table", args=[token, fmt])).streaming_content)
         assert body.count(b'"number"' if fmt == "json" else b"\r\n") >= len(entries)
-    # A new deal is checked by today's rules, and the old ones are left as they stand.
+    # A new deal is checked against where the old ones, as they stand, left the match.
     deal_url = reverse("record_deal", args=[token, match.pk])
-    html = client.post(deal_url, deal_data(len(entries) + 1, da="5"), **HX).content.decode()
-    assert "5 is not a declaration total" in html or "already decided" in html
-    assert Deal.objects.filter(match=match).count() == len(entries)
+    html = client.post(deal_url, deal_data(len(entries) + 1, a="6", b="5", da="0"), **HX)
+    stored = Deal.objects.filter(match=match).count()
+    if claims:  # a claim ended it: decided
+        assert "The match is already decided: no more deals." in html.content.decode()
+        assert stored == len(entries)
+    else:
+        assert stored == len(entries) + 1
 
 
 def test_a_phone_whose_scorer_link_was_replaced_is_told_by_its_next_poll(scorer, match, worked):
@@ -696,3 +701,15 @@ def test_the_side_question_mentions_claims_only_where_claims_are_allowed(scorer,
     assert "Which side swept</p>" in scorer.get(sheet_url, **EN).content.decode()
     services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=True)
     assert "Which side swept or claimed</p>" in scorer.get(sheet_url, **EN).content.decode()
+
+
+def test_an_edit_refused_because_of_a_later_deal_names_that_deal(client):
+    match = MatchFactory(players_per_side=1)
+    store_as_before(match, rules.DealEntry((6, 5), (0, 0)), rules.DealEntry((6, 5), (21, 0)))
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    url = reverse("edit_deal", args=[match.table.viewer_token, match.pk, 1])
+    data = {"number": 1, "version": 1, "kind": "normal", "card_points_0": "7"}
+    data.update(card_points_1="4", declared_points_0="0", declared_points_1="0")
+    html = client.post(url, data, **EN).content.decode()
+    assert "Deal 2: Alice: 21 is not a declaration total a real hand can hold." in html
+    assert Deal.objects.get(match=match, number=1).card_points == (6, 5)
