@@ -5,9 +5,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 
-from matches.models import DealKind, Match, Side, Status, Table, sort_key
+from matches.models import Change, DealKind, Match, Side, Status, Table, sort_key
 
 SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
 
@@ -72,16 +72,22 @@ def cached_table_stats(table: Table) -> dict:
     Every change bumps its match's revision, so the finished matches' ids, each with its
     revision, name the state the stats were drawn from: the cache key is their digest. (A
     count and a sum would not do: reopening one match and ending another can keep both.)
-    Stats drawn while a match ended or reopened are shown but not kept: they may belong to
+    Stats drawn while anything changed (the key, or the change log: a match ended and
+    reopened again leaves the key as it was) are shown but not kept: they may belong to
     neither state.
     """
     key = _state_key(table)
     stats = cache.get(key)
     if stats is None:
+        last_change = _last_change(table)
         stats = table_stats(table)
-        if _state_key(table) == key:
+        if _state_key(table) == key and _last_change(table) == last_change:
             cache.set(key, stats, timeout=24 * 3600)
     return stats
+
+
+def _last_change(table: Table) -> int | None:
+    return Change.objects.filter(match__table=table).aggregate(last=Max("pk"))["last"]
 
 
 def _state_key(table: Table) -> str:

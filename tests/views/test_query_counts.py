@@ -172,3 +172,28 @@ def test_stats_drawn_while_a_match_ends_are_not_kept(joined, monkeypatch):
     # Reopened, the table is back in the state read first: its stats count one match.
     services.reopen_match(match=under_way)
     assert "1 finished match." in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_stats_drawn_while_a_match_ends_and_reopens_are_not_kept(joined, monkeypatch):
+    from matches import stats
+
+    table, under_way = history(matches=1, deals=1)
+    drawn = stats.table_stats
+
+    def end_draw_reopen(table):  # the key is the same before and after; the stats are not
+        services.record_deal(
+            match=under_way,
+            number=2,
+            entry=rules.DealEntry((11, 0), (0, 0), kind="cappotto", side=0),
+        )
+        services.end_match(match=under_way)
+        result = drawn(table)
+        services.reopen_match(match=under_way)
+        return result
+
+    monkeypatch.setattr(stats, "table_stats", end_draw_reopen)
+    client = joined(table)
+    url = reverse("stats", args=[table.viewer_token])
+    assert "2 finished matches." in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    monkeypatch.setattr(stats, "table_stats", drawn)
+    assert "1 finished match." in client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
