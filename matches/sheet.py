@@ -261,6 +261,8 @@ class Sheet:
             "sides": self.sides,
             "side_names": self.side_names,
             "outcome": self.outcome,
+            # Said in the scoreboard's section, which every poll redraws (see poll_context).
+            "link_changed": bool(notice and notice.get("link_changed")),
             # Lazy: read only when the cached fragments showing them must be drawn again.
             "rows": self.rows,
             "last_number": len(self.outcome.deals),
@@ -303,12 +305,11 @@ class Sheet:
     def poll_context(self, request: HttpRequest, *, link_changed: bool = False) -> dict:
         """A poll refreshes the sheet; the entry form too, unless the phone is typing in it.
         `link_changed`: the phone joined through a scorer link that has since been replaced,
-        so the form it was using goes, and the sheet says why."""
-        context = self.context()
-        context["link_changed"] = link_changed
+        so the form it was using goes even mid-typing, and the sheet says why."""
+        context = self.context(notice={"link_changed": link_changed})
         typing = request.GET.get("typing") == "1"
         shown = request.GET.get("number", "")
-        context["refresh_entry"] = not typing
+        context["refresh_entry"] = not typing or link_changed
         context["stale_entry"] = typing and shown != str(self.outcome.next_number)
         return context
 

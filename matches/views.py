@@ -441,13 +441,14 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         response["ETag"] = etag
         return response
     scorer = _joined_with(request, table_id, scorer_token)
+    # A phone that joined through a scorer link since replaced: told why it may only watch.
+    former = not scorer and str(table_id) in _joined(request)
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
-        former = not scorer and str(table_id) in _joined(request)
         context = sheet.poll_context(request, link_changed=former)
         response = render(request, "matches/match.html#poll", context)
-    elif request.htmx or request.GET:
+    elif request.htmx or request.GET or former:
         # What the phone just did (?saved=4, ?edited=2), said above the sheet. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().
         notice = {
@@ -455,6 +456,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
             for done in ("saved", "edited")
             if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
         }
+        if former:
+            notice["link_changed"] = True
         sheet = _sheet(request, token, match_id, scorer)
         return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:

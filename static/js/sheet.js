@@ -20,10 +20,13 @@
 
   function form() { return document.getElementById("deal-form"); }
 
-  // A poll that was sent before the phone started typing must not wipe what it typed.
+  // A poll that was sent before the phone started typing must not wipe what it typed, unless
+  // the form is withdrawn (this phone may no longer score).
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var typing = document.getElementById("typing");
-    if (event.detail.target.id === "entry" && typing && typing.value === "1") {
+    var incoming = event.detail.fragment;
+    var keeps = incoming && incoming.querySelector && incoming.querySelector("#deal-form");
+    if (event.detail.target.id === "entry" && typing && typing.value === "1" && keeps) {
       event.detail.shouldSwap = false;
     }
   });

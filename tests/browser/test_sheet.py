@@ -270,14 +270,18 @@ def test_a_phone_whose_scorer_link_changed_is_told_why_its_save_is_refused(phone
     from matches.models import Table
 
     create_table_and_match(phone)
+    polls = re.compile(r".*\?poll=1.*")
+    phone.route(polls, lambda route: route.abort("internetdisconnected"))  # none gets there first
     services.rotate_link(table=Table.objects.get(), which="scorer")
     enter_deal(phone, 8, da="3")
     notice = phone.locator("#request-failed-notice")
     expect(notice).to_contain_text("This phone can no longer change this table")
-    # The next poll shows the sheet as a viewer's and says why the form went.
-    expect(phone.get_by_text("this phone can only watch now")).to_be_visible(timeout=8_000)
     assert phone.locator("#id_card_points_0").input_value() == "8"
     assert not Deal.objects.exists()
+    # The next poll shows the sheet as a viewer's, typing or not, and says why the form went.
+    phone.unroute(polls)
+    expect(phone.get_by_text("this phone can only watch now")).to_be_visible(timeout=8_000)
+    expect(phone.locator("#deal-form")).to_have_count(0)
 
 
 def test_a_poll_without_connection_says_the_sheet_may_be_stale_until_it_is_back(phone):

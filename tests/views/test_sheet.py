@@ -713,3 +713,16 @@ def test_an_edit_refused_because_of_a_later_deal_names_that_deal(client):
     html = client.post(url, data, **EN).content.decode()
     assert "Deal 2: Alice: 21 is not a declaration total a real hand can hold." in html
     assert Deal.objects.get(match=match, number=1).card_points == (6, 5)
+
+
+def test_a_phone_whose_scorer_link_was_replaced_is_told_on_opening_the_sheet(scorer, match):
+    from matches.models import Table
+
+    sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
+    services.rotate_link(table=Table.objects.get(), which="scorer")
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert "this phone can only watch now" in html
+    assert 'id="deal-form"' not in html
+    # Even mid-typing, the next poll withdraws the form it can no longer use.
+    poll = scorer.get(sheet_url + "?poll=1&number=1&typing=1", **HX).content.decode()
+    assert '<section id="entry" hx-swap-oob="true">' in poll
