@@ -20,7 +20,7 @@ from operator import attrgetter
 
 from django.core.exceptions import ValidationError
 from django.db.models import F, QuerySet
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy
 
@@ -156,13 +156,16 @@ def _cell(value: object) -> object:
 
 def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
     # Labels in the language active now: a streamed response is read after the view returns.
+    # So is the separator: where a decimal point is written as a comma (Italian), spreadsheets
+    # (Excel above all) split a row at semicolons.
+    delimiter = ";" if formats.get_format("DECIMAL_SEPARATOR") == "," else ","
     header = [str(title) for title in CSV_HEADER]
     kinds = {kind: str(label) for kind, label in DealKind.choices}
     statuses = {status: str(label) for status, label in Status.choices}
     reasons = {reason: str(label) for reason, label in EndReason.choices}
 
     def rows() -> Iterator[str]:
-        writer = csv.writer(_Echo())
+        writer = csv.writer(_Echo(), delimiter=delimiter)
         yield writer.writerow([_cell(title) for title in header])
         for scored in _scored_matches(matches):
             match, sides = scored.match, scored.sides

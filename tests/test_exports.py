@@ -293,3 +293,14 @@ def test_export_file_names_are_safe_and_dated():
         exports.export_filename(table, "csv", match=match)
         == f"tressette-bar-sport-caffe-etc-match-{match.pk}-{started}.csv"
     )
+
+
+def test_an_italian_csv_is_split_at_semicolons_as_italian_spreadsheets_expect():
+    table = build_evening()
+    with translation.override("it"):
+        text = "".join(exports.table_csv_rows(table))
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
+    assert rows[0][:3] == ["Partita", "Data", "Smazzata"]
+    assert {len(row) for row in rows} == {len(exports.CSV_HEADER)}
+    english = "".join(exports.table_csv_rows(table))  # this module's tests run in English
+    assert english.splitlines()[0].startswith("Match,Date,Deal,")
