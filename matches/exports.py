@@ -333,8 +333,8 @@ _MIN_BYTES_PER_CONTAINER = 12
 
 def parse_document(raw: bytes | str) -> dict:
     """The JSON object in an uploaded file; `validate_document` checks what it says."""
-    containers = raw.count(b"{" if isinstance(raw, bytes) else "{")
-    containers += raw.count(b"[" if isinstance(raw, bytes) else "[")
+    brace, bracket = (b"{", b"[") if isinstance(raw, bytes) else ("{", "[")
+    containers = raw.count(brace) + raw.count(bracket)
     if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
         raise ImportInvalid([_not_an_export()])
     try:

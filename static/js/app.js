@@ -30,6 +30,7 @@
     var config = event.detail.requestConfig;
     return (config && config.elt) || event.detail.elt;
   }
+  window.requestOrigin = origin; // sheet.js (loaded after this file) asks it too
   function isPoll(elt) { return elt.id === "live"; }
   function failed(event) {
     var texts = document.getElementById("request-failed");

@@ -10,9 +10,8 @@
     }
   });
   document.addEventListener("htmx:afterRequest", function (event) {
-    // The poll's own element: once its answer replaced it, htmx fires this on another.
-    var config = event.detail.requestConfig;
-    if (((config && config.elt) || event.detail.elt).id === "live") {
+    // The poll's own element (app.js): once its answer replaced it, htmx fires this on another.
+    if (window.requestOrigin(event).id === "live") {
       var tag = event.detail.xhr.getResponseHeader("ETag");
       if (tag) lastEtag = tag;
     }
