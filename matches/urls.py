@@ -18,9 +18,25 @@ class IdConverter:
         return str(value)
 
 
-register_converter(IdConverter, "id")
+class TokenConverter:
+    """A table's link token: the URL-safe characters `secrets.token_urlsafe` writes.
 
-match = "t/<str:token>/m/<id:match_id>/"
+    Anything else (a NUL byte, say, which PostgreSQL refuses in a query) matches no URL: a 404.
+    """
+
+    regex = "[A-Za-z0-9_-]{1,64}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(IdConverter, "id")
+register_converter(TokenConverter, "token")
+
+match = "t/<token:token>/m/<id:match_id>/"
 
 urlpatterns = [
     # First: every phone at a table polls the sheet every few seconds.
@@ -32,19 +48,21 @@ urlpatterns = [
     path("sw.js", views.service_worker, name="service_worker"),
     path("tables/new", views.create_table, name="create_table"),
     path("tables/import", views.import_table, name="import_table"),
-    path("join/<str:scorer_token>/", views.join, name="join"),
-    path("t/<str:token>/", views.table, name="table"),
+    path("join/<token:scorer_token>/", views.join, name="join"),
+    path("t/<token:token>/", views.table, name="table"),
     re_path(
-        r"^t/(?P<token>[^/]+)/links/(?P<which>scorer|viewer)/rotate$",
+        rf"^t/(?P<token>{TokenConverter.regex})/links/(?P<which>scorer|viewer)/rotate$",
         views.rotate_link,
         name="rotate_link",
     ),
-    path("t/<str:token>/players/add", views.add_player, name="add_player"),
-    path("t/<str:token>/players/<id:player_id>/", views.rename_player, name="rename_player"),
-    path("t/<str:token>/matches/new", views.new_match, name="new_match"),
-    path("t/<str:token>/stats", views.stats, name="stats"),
+    path("t/<token:token>/players/add", views.add_player, name="add_player"),
+    path("t/<token:token>/players/<id:player_id>/", views.rename_player, name="rename_player"),
+    path("t/<token:token>/matches/new", views.new_match, name="new_match"),
+    path("t/<token:token>/stats", views.stats, name="stats"),
     re_path(
-        r"^t/(?P<token>[^/]+)/export\.(?P<fmt>csv|json)$", views.export_table, name="export_table"
+        rf"^t/(?P<token>{TokenConverter.regex})/export\.(?P<fmt>csv|json)$",
+        views.export_table,
+        name="export_table",
     ),
     path(match + "deals", views.record_deal, name="record_deal"),
     path(match + "deals/<id:number>/edit", views.edit_deal, name="edit_deal"),

@@ -71,6 +71,24 @@ def test_an_id_too_large_for_the_database_is_a_404(scorer, match, huge):
     assert scorer.post(f"/t/{token}/players/{huge}/", {"name": "X"}).status_code == 404
 
 
+@pytest.mark.parametrize("odd", ["%00", "a%00b", "x%20y", "%C3%A9", "a" * 65])
+def test_a_token_no_link_could_hold_is_a_404_on_every_database(scorer, match, odd):
+    """PostgreSQL refuses a NUL byte in a query (a 500 before): such a token matches no URL."""
+    pk = match.pk
+    for url in [
+        f"/t/{odd}/",
+        f"/t/{odd}/m/{pk}/",
+        f"/t/{odd}/m/{pk}/?poll=1",
+        f"/t/{odd}/stats",
+        f"/t/{odd}/export.json",
+        f"/t/{odd}/m/{pk}/history",
+        f"/join/{odd}/",
+    ]:
+        assert scorer.get(url).status_code == 404, url
+    for url in [f"/t/{odd}/links/scorer/rotate", f"/t/{odd}/players/add", f"/t/{odd}/m/{pk}/end"]:
+        assert scorer.post(url).status_code == 404, url
+
+
 def test_rotating_the_scorer_link_takes_scoring_away_from_phones_that_joined_with_it(
     client, scorer, match, worked
 ):
