@@ -241,6 +241,9 @@ class NewMatchForm(SettingsForm):
     def clean(self):
         data = super().clean()
         seats = 2 * (data.get("players_per_side") or 2)
+        if seats == 2:  # in due the partners' fields are hidden, and what they hold unread
+            for seat in (2, 3):
+                self.errors.pop(f"player_{seat}", None)
         names = {seat: data.get(f"player_{seat}", "") for seat in range(seats)}
         for seat, name in names.items():
             if not name and f"player_{seat}" not in self.errors:

@@ -163,6 +163,16 @@ def start_match(
     names = [name_key(name) for side in players for name in side]
     if len(set(names)) != len(names):
         raise ServiceError(_("A player can sit only once at a match."))
+    named = [
+        (typed or "").strip() or default_side_name(side)
+        for typed, side in zip(side_names, players, strict=True)
+    ]
+    if name_key(named[0]) == name_key(named[1]):
+        # The sheet, its messages and the exports tell the sides apart by name.
+        raise ServiceError(
+            _("Both sides are called “%(name)s”: give one of them another name.")
+            % {"name": named[1]}
+        )
     match = Match.objects.create(
         table=table,
         line=rules.check_line(line),
@@ -176,7 +186,7 @@ def start_match(
         Side.objects.create(
             match=match,
             position=position,
-            name=(side_names[position] or "").strip() or default_side_name(side_players),
+            name=named[position],
             first_player=seated[0],
             second_player=seated[1] if per_side == 2 else None,
         )

@@ -78,6 +78,35 @@ def test_creating_a_table_and_a_match_with_and_without_htmx(client, htmx):
     assert (response["HX-Redirect"] if htmx else response["Location"]).startswith(location + "m/")
 
 
+def _new_match(scorer, table, **fields):
+    data = {"players_per_side": "2", "line": "21", "tie_rule": "higher_total", "first_dealer": "0"}
+    data.update(player_0="Alice", player_1="Beppe", player_2="Carla", player_3="Dino")
+    url = reverse("new_match", args=[table.viewer_token])
+    return scorer.post(url, {**data, **fields}, HTTP_ACCEPT_LANGUAGE="en")
+
+
+def test_in_due_the_hidden_partner_fields_are_not_read(scorer, table):
+    """A partner typed (too long) before switching to two players: its field is hidden then,
+    so its error could not be seen, and nothing it holds is used."""
+    before = list(table.matches.values_list("pk", flat=True))
+    response = _new_match(scorer, table, players_per_side="1", player_2="p" * 41, player_3="\x07")
+    assert response.status_code == 302
+    match = table.matches.exclude(pk__in=before).get()
+    assert match.players_per_side == 1
+    assert [side.second_player for side in match.sides.all()] == [None, None]
+    assert not table.players.filter(name__startswith="pp").exists()
+
+
+@pytest.mark.parametrize(
+    "names", [{"side_name_0": "Noi", "side_name_1": "noi "}, {"side_name_0": "Beppe & Dino"}]
+)
+def test_two_sides_of_one_name_are_refused_in_words(scorer, table, names):
+    response = _new_match(scorer, table, **names)
+    assert response.status_code == 200
+    assert "give one of them another name" in response.content.decode()
+    assert table.matches.count() == 1  # the fixture's match alone
+
+
 def test_a_refused_action_is_explained_on_the_sheet(scorer, match, sheet_url):
     response = scorer.post(sheet_url + "end", HTTP_ACCEPT_LANGUAGE="en", **HX)
     assert response.status_code == 200
