@@ -334,11 +334,11 @@ def history(table: Table, params: QueryDict) -> dict:
     return {"players": players, "player": player, "page": page, "Status": Status}
 
 
-# What differs from one phone to the next in an otherwise identical sheet page.
+# What differs from one phone to the next in an otherwise identical sheet page. Stand-ins
+# drawn at random as the process starts (the pages are cached in it): no name typed at the
+# table can be one of them, and none ever leaves the server.
 _PER_REQUEST = {
-    "csrf_token": "per-request-csrf-token-0f6e1c",
-    "csp_nonce": "per-request-csp-nonce-5b2d9a",
-    "key": "per-request-idempotency-key-8c4e7d",
+    what: f"per-request-{what}-{secrets.token_hex(16)}" for what in ("csrf", "nonce", "key")
 }
 
 
@@ -356,11 +356,11 @@ def sheet_page(
     if page is None:
         sheet = load()
         context = sheet.context(request=request, key=_PER_REQUEST["key"])
-        context.update(csrf_token=_PER_REQUEST["csrf_token"], csp_nonce=_PER_REQUEST["csp_nonce"])
+        context.update(csrf_token=_PER_REQUEST["csrf"], csp_nonce=_PER_REQUEST["nonce"])
         page = render_to_string("matches/match.html", context, request=request)
         cache.set(key, page, timeout=24 * 3600)
     return (
-        page.replace(_PER_REQUEST["csrf_token"], get_token(request))
-        .replace(_PER_REQUEST["csp_nonce"], str(get_nonce(request)))
+        page.replace(_PER_REQUEST["csrf"], get_token(request))
+        .replace(_PER_REQUEST["nonce"], str(get_nonce(request)))
         .replace(_PER_REQUEST["key"], secrets.token_urlsafe(16))
     )

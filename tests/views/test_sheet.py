@@ -295,6 +295,16 @@ def test_a_shared_sheet_page_still_carries_each_phones_own_tokens(scorer, match,
     assert 'id="deal-form"' not in viewer  # the view-only page is drawn apart
 
 
+def test_a_name_like_a_stand_in_is_shown_as_typed(client):
+    """The shared page's stand-ins for per-request values cannot be typed at the table (they
+    once could: these names were shown as the phone's real CSP nonce and CSRF token)."""
+    names = ["per-request-csp-nonce-5b2d9a", "per-request-csrf-token-0f6e1c"]
+    match = MatchFactory(sides=[[names[0]], [names[1]]], players_per_side=1)
+    html = client.get(reverse("match", args=[match.table.viewer_token, match.pk])).text
+    for name in names:
+        assert name in html
+
+
 def test_a_shared_sheet_page_is_drawn_again_after_a_change(scorer, sheet_url, deal_url):
     assert 'id="deal-1"' not in scorer.get(sheet_url, **EN).content.decode()
     scorer.post(deal_url, deal_data(), **HX)
