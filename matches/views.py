@@ -184,11 +184,11 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_POST
 def create_table(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
+    if not form.is_valid():  # a refused name makes no table: it does not count
+        return _home(request, form=form)
     if _too_many_tables(request):
         form.add_error(None, TOO_MANY_TABLES)
         return _home(request, form=form, status=429)
-    if not form.is_valid():
-        return _home(request, form=form)
     table = services.create_table(name=form.cleaned_data["name"])
     _join(request, table)
     return _done(request, reverse("table", args=[table.viewer_token]))
