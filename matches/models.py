@@ -50,15 +50,18 @@ class Table(models.Model):
 
 
 # Characters that change nothing one can see in a name: the joiner and variation selectors
-# inside emoji (so 😀 and 😀 + U+FE0F are one name), and letters that draw as a blank.
-_UNSEEN = re.compile("[\u200d\u034f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+# inside emoji (so 😀 and 😀 + U+FE0F are one name), Mongolian variation selectors, Khmer
+# inherent vowels, and letters that draw as a blank.
+_UNSEEN = re.compile("[\u200d\u034f\u180b-\u180f\u17b4\u17b5\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _BLANK = "\u3164\u2800\u115f\u1160\uffa0"
 
 
 def name_key(name: str) -> str:
     """What makes two names the same player: case (beyond A to Z) and unseen characters do
-    not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"; an empty key is no name at all."""
-    return _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n").casefold()
+    not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"; an empty key is no name at all,
+    as are marks with no letter to sit on."""
+    key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n").casefold()
+    return "" if all(unicodedata.category(char).startswith("M") for char in key) else key
 
 
 def sort_key(name: str) -> tuple[str, str]:

@@ -178,9 +178,12 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     # So are emoji variation selectors, and letters that draw as a blank are no name.
     scorer.post(add, {"name": "😀"}, **EN)
     assert "already plays" in scorer.post(add, {"name": "😀\ufe0f"}, **EN).content.decode()
-    for unseen in ("\ufe0f", "\u3164", "\u2800 \u200d"):
+    # Nor are Mongolian variation selectors or Khmer inherent vowels seen: "Alice" again.
+    for same in ("Alice\u180b", "Ali\u17b4ce", "\u17b5Alice"):
+        assert "already plays" in scorer.post(add, {"name": same}, **EN).content.decode()
+    for unseen in ("\ufe0f", "\u3164", "\u2800 \u200d", "\u180b", "\u17b5", "\u0301", "\u20dd"):
         html = scorer.post(add, {"name": unseen}, **EN).content.decode()
-        assert "Type the player&#x27;s name." in html
+        assert "Type the player&#x27;s name." in html, repr(unseen)
 
 
 @pytest.mark.parametrize(
