@@ -261,12 +261,11 @@ class NewMatchForm(SettingsForm):
 
 
 class EntryField(forms.CharField):
-    """A number typed on the phone's numeric keypad; `rules.parse_entry` reads it."""
+    """A number typed on the phone's numeric keypad; `rules.parse_entry` reads it (and says
+    in words what is wrong with one of any length)."""
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(
-            required=False, max_length=20, widget=forms.TextInput(attrs=NUMERIC), **kwargs
-        )
+        super().__init__(required=False, widget=forms.TextInput(attrs=NUMERIC), **kwargs)
 
 
 class DealForm(FormWideErrors, forms.Form):
@@ -276,8 +275,13 @@ class DealForm(FormWideErrors, forms.Form):
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+    # Every kind is read, a claim too: whether this match allows claims is the rules' to say.
     kind = forms.ChoiceField(
-        label=_("Deal"), choices=DealKind, initial=DealKind.NORMAL, widget=forms.RadioSelect
+        label=_("Deal"),
+        choices=DealKind,
+        initial=DealKind.NORMAL,
+        widget=forms.RadioSelect,
+        error_messages=_pick(_("Pick the kind of deal.")),
     )
     side = forms.TypedChoiceField(
         label=_("Which side"),
@@ -285,6 +289,7 @@ class DealForm(FormWideErrors, forms.Form):
         required=False,
         empty_value=None,
         widget=forms.RadioSelect,
+        error_messages={"invalid_choice": _("Pick one of the two sides.")},
     )
     card_points_0 = EntryField(label=_("Card points"))
     declared_points_0 = EntryField(label=_("Declarations"))
@@ -296,10 +301,11 @@ class DealForm(FormWideErrors, forms.Form):
         self.side_names = side_names
         self.claims_allowed = claims_allowed
         self.fields["side"].choices = list(enumerate(side_names))
-        if not claims_allowed:
-            self.fields["kind"].choices = [
-                choice for choice in DealKind.choices if choice[0] != DealKind.CLAIM
-            ]
+
+    @property
+    def kinds(self) -> list[tuple[str, str]]:
+        """The kinds of deal the form offers: a claim only where the match allows claims."""
+        return [kind for kind in DealKind.choices if self.claims_allowed or kind[0] != DealKind.CLAIM]
 
     def _read(self, field: str, what, side: int) -> int | None:
         raw = self.cleaned_data.get(field, "")

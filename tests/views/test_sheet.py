@@ -736,3 +736,22 @@ def test_a_phone_whose_scorer_link_was_replaced_is_told_on_opening_the_sheet(sco
     # Even mid-typing, the next poll withdraws the form it can no longer use.
     poll = scorer.get(sheet_url + "?poll=1&number=1&typing=1", **HX).content.decode()
     assert '<section id="entry" hx-swap-oob="true">' in poll
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        # Another phone switched claims off while this one was showing the claim chip.
+        ({"kind": "claim", "side": "0", "a": "4", "b": "3"}, "Claims are not allowed in this"),
+        ({"kind": "x"}, "Pick the kind of deal."),
+        ({"kind": ""}, "Pick the kind of deal."),
+        ({"kind": "cappotto", "side": "2", "a": "11", "b": "0"}, "Pick one of the two sides."),
+        ({"a": "1" + "0" * 22}, "card points is too large: at most"),
+        ({"da": "3" * 5000}, "declarations is too large: at most"),
+    ],
+)
+def test_a_refused_deal_says_why_in_the_apps_own_words(scorer, match, deal_url, fields, message):
+    html = scorer.post(deal_url, deal_data(**fields), **HX).content.decode()
+    assert message in html
+    assert "Select a valid choice" not in html and "Ensure this value" not in html
+    assert not match.deals.exists()
