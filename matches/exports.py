@@ -477,19 +477,22 @@ def _when(obj: dict, field: str, where: str, *, null: bool = False) -> datetime 
         return None
     try:
         when = datetime.fromisoformat(value)
-        if when.tzinfo is None:
-            raise ValueError("no UTC offset")
-        when = when.astimezone(UTC)
-    except (ValueError, OverflowError):
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
         raise _fail(
             "%(where)s: “%(field)s” must be a date and time with its UTC offset, "
             "like 2026-11-29T21:30:00+01:00, not %(found)s.",
             where=where,
             field=field,
             found=_shown(value),
-        ) from None
+        )
+    try:
+        when = when.astimezone(UTC)
+    except OverflowError:  # past year 9999 or before year 1 in UTC
+        when = None
     # Pages show dates in local time: one at the edge of year 9999 could not be shown.
-    if not FIRST_YEAR <= when.year <= LAST_YEAR:
+    if when is None or not FIRST_YEAR <= when.year <= LAST_YEAR:
         raise _fail(
             "%(where)s: “%(field)s” must be a date between the years %(first)s and %(last)s, "
             "not %(found)s.",

@@ -305,7 +305,8 @@ class DealForm(FormWideErrors, forms.Form):
     @property
     def kinds(self) -> list[tuple[str, str]]:
         """The kinds of deal the form offers: a claim only where the match allows claims."""
-        return [kind for kind in DealKind.choices if self.claims_allowed or kind[0] != DealKind.CLAIM]
+        claim = DealKind.CLAIM
+        return [kind for kind in DealKind.choices if self.claims_allowed or kind[0] != claim]
 
     def _read(self, field: str, what, side: int) -> int | None:
         raw = self.cleaned_data.get(field, "")

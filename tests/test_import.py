@@ -271,6 +271,14 @@ REFUSALS = {
         change("matches.0.started_at", "9999-12-31T23:30:00+00:00"),
         "Match 1: “started_at” must be a date between the years 1900 and 2999, not",
     ),
+    "a_date_past_year_9999_in_utc": (
+        change("matches.0.started_at", "9999-12-31T23:59:59-23:59"),
+        "Match 1: “started_at” must be a date between the years 1900 and 2999, not",
+    ),
+    "a_date_before_year_1_in_utc": (
+        change("matches.0.started_at", "0001-01-01T00:00:00+14:00"),
+        "Match 1: “started_at” must be a date between the years 1900 and 2999, not",
+    ),
     "stopped_with_a_winner": (
         change("matches.1.status", "abandoned"),
         "Match 2: a match stopped undecided has no winner or end reason, and needs “finished_at”.",
