@@ -141,6 +141,10 @@ class Match(models.Model):
     total_1 = models.PositiveIntegerField(default=0)
     # Bumped by every change: the sheet's ETag, so an unchanged sheet answers 304.
     revision = models.PositiveIntegerField(default=1)
+    # The rematch started from this match: a second phone's Rematch opens it, not another.
+    next_match = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="previous_match"
+    )
 
     class Meta:
         verbose_name_plural = "matches"

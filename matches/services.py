@@ -474,18 +474,26 @@ def reopen_match(*, match: Match, by: str = "") -> Match:
 
 @atomic
 def rematch(*, match: Match, by: str = "") -> Match:
-    """A new match: same sides and settings, the next seat deals first."""
+    """A new match: same sides and settings; the deal passes on to the right, as it would
+    have for one more deal. Once started, the same rematch for every phone that asks."""
+    match = _lock(match)
+    if match.next_match_id is not None:
+        return Match.objects.get(pk=match.next_match_id)
     sides = list(match.sides.select_related("first_player", "second_player"))
-    return start_match(
+    again = start_match(
         table=match.table,
         players=[[p.name for p in side.players] for side in sides],
         side_names=[side.name for side in sides],
         line=match.line,
         tie_rule=match.tie_rule,
         claims_allowed=match.claims_allowed,
-        first_dealer=(match.first_dealer + 1) % match.seat_count,
+        first_dealer=rules.dealer_for(
+            match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
+        ),
         by=by,
     )
+    _touch(match, next_match=again)  # the phones still showing this sheet are told
+    return again
 
 
 @atomic

@@ -31,7 +31,12 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
+from django_htmx.http import (
+    HttpResponseClientRedirect,
+    HttpResponseClientRefresh,
+    reswap,
+    retarget,
+)
 
 from matches import exports, rules, services
 from matches.forms import (
@@ -446,6 +451,9 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if request.htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
+        if request.GET.get("closed") and not sheet.match.is_finished:
+            # Reopened on another phone: the whole page changes shape (the entry form is back).
+            return HttpResponseClientRefresh()
         context = sheet.poll_context(request, link_changed=former)
         response = render(request, "matches/match.html#poll", context)
     elif request.htmx or request.GET or former:

@@ -1,7 +1,7 @@
 import pytest
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Status
+from matches.models import Action, Change, Deal, Match, Status
 from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db
@@ -166,12 +166,35 @@ def test_a_cappotto_from_behind_ends_the_match_for_the_sweepers():
     assert (ended.winner, ended.end_reason) == (0, "cappotto")
 
 
-def test_rematch_keeps_sides_and_settings_and_passes_the_first_deal():
+def test_rematch_keeps_sides_and_settings():
     match = MatchFactory(line=31, claims_allowed=True, first_dealer=3)
     again = services.rematch(match=match)
     assert again.pk != match.pk
-    assert (again.line, again.claims_allowed, again.first_dealer) == (31, True, 0)
+    assert (again.line, again.claims_allowed) == (31, True)
     assert [s.name for s in again.sides.all()] == ["Alice & Carla", "Beppe & Dino"]
+
+
+@pytest.mark.parametrize(
+    ("first", "deals", "next_first"), [(0, 2, 2), (3, 2, 1), (1, 7, 0), (3, 0, 3)]
+)
+def test_the_rematch_is_dealt_by_the_seat_after_the_last_dealer(first, deals, next_first):
+    """The deal goes on passing to the right: deal 1 of the rematch is dealt as deal
+    `deals + 1` of this match would have been (with no deal played, the same seat)."""
+    match = MatchFactory(line=101, first_dealer=first)
+    for number in range(1, deals + 1):
+        services.record_deal(match=match, number=number, entry=entry(6, 5))
+    assert services.rematch(match=match).first_dealer == next_first
+
+
+def test_a_second_rematch_opens_the_first_and_the_old_sheet_changes():
+    match = MatchFactory()
+    revision = match.revision
+    again = services.rematch(match=match)
+    match.refresh_from_db()
+    assert match.next_match == again and match.revision == revision + 1
+    assert services.rematch(match=match) == again  # another phone's tap
+    assert services.rematch(match=Match.objects.get(pk=match.pk)) == again
+    assert Match.objects.count() == 2
 
 
 def test_changing_the_line_re_evaluates_the_outcome():

@@ -112,6 +112,34 @@ def test_end_match_banks_the_winner_then_reopen_and_rematch(scorer, match, sheet
     assert match.status == "in_progress"
 
 
+def test_a_closed_sheet_polls_too_and_learns_of_a_rematch_or_a_reopen(
+    client, scorer, match, sheet_url, deal_url
+):
+    """Phones left on an ended sheet see the rematch another phone started (and do not start
+    a second one), and a reopen brings the entry form back (the page reloads)."""
+    scorer.post(deal_url, deal_data(number=1), **EN)
+    scorer.post(deal_url, deal_data(number=2), **EN)
+    scorer.post(sheet_url + "end", **EN)
+    viewer = client.__class__()
+    page = viewer.get(sheet_url, **EN).content.decode()
+    assert "?poll=1&amp;closed=1" in page and "Open the rematch" not in page
+    etag = viewer.get(sheet_url + "?poll=1&closed=1", **HX)["ETag"]
+    again = scorer.post(sheet_url + "rematch", **EN)["Location"]
+    poll = viewer.get(sheet_url + "?poll=1&closed=1", HTTP_IF_NONE_MATCH=etag, **HX)
+    assert poll.status_code == 200
+    assert f'href="{again}"' in poll.content.decode()  # "Open the rematch", for a viewer too
+    html = scorer.get(sheet_url, **EN).content.decode()
+    assert (
+        "Open the rematch" in html
+        and reverse("rematch", args=[match.table.viewer_token, match.pk]) not in html
+    )
+    assert scorer.post(sheet_url + "rematch", **EN)["Location"] == again
+    scorer.post(sheet_url + "reopen", **EN)
+    poll = viewer.get(sheet_url + "?poll=1&closed=1", **HX)
+    assert poll["HX-Refresh"] == "true"
+    assert viewer.get(sheet_url + "?poll=1", **HX).status_code == 200  # open: no reload
+
+
 def test_an_unchanged_sheet_answers_304_to_a_poll(scorer, sheet_url, worked):
     first = scorer.get(sheet_url + "?poll=1", **HX)
     assert first.status_code == 200
