@@ -418,8 +418,11 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
 
 @atomic
 def end_match(*, match: Match, by: str = "") -> Match:
-    """Bank the result; only once the rules say the match is decided."""
+    """Bank the result; only once the rules say the match is decided. Two phones tapping
+    End match together both see it ended: the second changes nothing."""
     match = _lock(match)
+    if match.status == Status.FINISHED:
+        return match
     _open(match)
     result = match.outcome(_deals(match))
     if not result.decided:

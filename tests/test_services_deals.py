@@ -149,6 +149,10 @@ def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
     services.record_deal(match=match, number=2, entry=WORKED)
     ended = services.end_match(match=match, by="Beppe")
     assert (ended.status, ended.winner, ended.end_reason) == ("finished", 0, "line")
+    # A second phone's End match, tapped together with the first: ended, nothing changes.
+    revision = ended.revision
+    assert services.end_match(match=match).revision == revision
+    assert Change.objects.filter(match=match, action=Action.MATCH_ENDED).count() == 1
     with pytest.raises(services.MatchClosed):
         services.record_deal(match=match, number=3, entry=WORKED)
     reopened = services.reopen_match(match=match)
