@@ -76,6 +76,15 @@
     field.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
+  // Enter (a phone keypad's Go) in the count's fields counts: the form's first button, the
+  // one Enter would press, saves the deal.
+  document.addEventListener("keydown", function (event) {
+    var count = event.key === "Enter" && event.target.closest("details.count");
+    if (!count || event.target.tagName !== "INPUT") return;
+    event.preventDefault();
+    count.querySelector("button[name=count]").click();
+  });
+
   // After a save (never after a poll), focus goes to the first field with an error,
   // or to the message that says what happened.
   document.addEventListener("htmx:afterSettle", function (event) {

@@ -188,6 +188,18 @@ def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(p
     expect(phone.locator(".seat-3")).to_be_hidden()
 
 
+def test_enter_in_the_count_counts_and_saves_nothing(phone):
+    """A phone keypad's Go key in the count's last field: it must count, not save."""
+    create_table_and_match(phone)
+    phone.get_by_text("Count the pile").click()
+    phone.get_by_label("Aces", exact=True).fill("2")
+    phone.get_by_label("Figures", exact=True).fill("9")
+    phone.get_by_label("Figures", exact=True).press("Enter")
+    expect(phone.locator("#id_card_points_0")).to_have_value("5")  # 2 + 9/3, no last trick
+    expect(phone.locator("#id_card_points_1")).to_have_value("6")
+    assert Deal.objects.count() == 0
+
+
 def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
     create_table_and_match(phone)
     phone.locator("#id_card_points_0").fill("7")
