@@ -528,7 +528,7 @@ def _name(value: str, where: str, max_length: int, *, blank: bool = False) -> st
 
 
 def _players(names: list) -> dict[str, str]:
-    """The table's players by their name ignoring case, as names are compared at a table."""
+    """The table's players by name_key: ignoring case and accents, as a table compares them."""
     players: dict[str, str] = {}
     for number, raw in enumerate(names, start=1):
         where = gettext("Player %(number)s") % {"number": number}
@@ -539,10 +539,11 @@ def _players(names: list) -> dict[str, str]:
         name = _name(raw, where, NAME_MAX)
         if name_key(name) in players:
             raise _fail(
-                "%(where)s: %(name)s is already in the players list (names are compared "
-                "ignoring case).",
+                "%(where)s: %(name)s is already in the players list, as %(same)s (names "
+                "are compared ignoring case and accents).",
                 where=where,
                 name=name,
+                same=players[name_key(name)],
             )
         players[name_key(name)] = name
     return players

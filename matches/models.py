@@ -54,14 +54,20 @@ class Table(models.Model):
 # inherent vowels, and letters that draw as a blank.
 _UNSEEN = re.compile("[\u200d\u034f\u180b-\u180f\u17b4\u17b5\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _BLANK = "\u3164\u2800\u115f\u1160\uffa0"
+# The accents of Latin, Greek and Cyrillic letters, once apart from them (NFD); not the vowel
+# signs of scripts such as Devanagari, which make another name.
+_ACCENTS = re.compile("[\u0300-\u036f]")
 
 
 def name_key(name: str) -> str:
-    """What makes two names the same player: case (beyond A to Z) and unseen characters do
-    not count. "Élodie" is "élodie"; "Strauß" is "STRAUSS"; an empty key is no name at all,
-    as are marks with no letter to sit on."""
-    key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n").casefold()
-    return "" if all(unicodedata.category(char).startswith("M") for char in key) else key
+    """What makes two names the same player: case (beyond A to Z), accents and unseen
+    characters do not count. "Élodie" is "elodie"; "Strauß" is "STRAUSS"; "Niccolo" is
+    Niccolò typed without accents. An empty key is no name at all, as are marks with no
+    letter to sit on."""
+    key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n")
+    if all(unicodedata.category(char).startswith("M") for char in key):
+        return ""
+    return _ACCENTS.sub("", unicodedata.normalize("NFD", key)).casefold()
 
 
 def sort_key(name: str) -> tuple[str, str]:

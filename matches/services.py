@@ -112,16 +112,16 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
 @atomic
 def add_player(*, table: Table, name: str) -> Player:
     name = name.strip()
-    if _named(table, name) is not None:
-        raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
+    if (same := _named(table, name)) is not None:
+        raise NameTaken(_("%(name)s already plays at this table.") % {"name": same.name})
     return Player.objects.create(table=table, name=name)
 
 
 @atomic
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
-    if _named(player.table, name, exclude=player.pk) is not None:
-        raise NameTaken(_("%(name)s already plays at this table.") % {"name": name})
+    if (same := _named(player.table, name, exclude=player.pk)) is not None:
+        raise NameTaken(_("%(name)s already plays at this table.") % {"name": same.name})
     player.name = name
     player.save(update_fields=["name"])
     # Sheets show who deals: every sheet this player sits at has changed.

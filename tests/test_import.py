@@ -253,7 +253,8 @@ REFUSALS = {
     ),
     "duplicate_players": (
         change("players.3", "ALICE"),
-        "Player 4: ALICE is already in the players list (names are compared ignoring case).",
+        "Player 4: ALICE is already in the players list, as Alice (names are compared ignoring "
+        "case and accents).",
     ),
     "unknown_player_in_a_side": (
         change("matches.0.sides.1.players.1", "Zeno"),

@@ -157,12 +157,32 @@ def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table
     add = reverse("add_player", args=[table.viewer_token])
     scorer.post(add, {"name": "Élodie"}, **EN)
     html = scorer.post(add, {"name": "élodie"}, **EN).content.decode()
-    assert "élodie already plays at this table." in html
+    assert "Élodie already plays at this table." in html
     scorer.post(add, {"name": "Strauß"}, **EN)
-    assert "STRAUSS already plays" in scorer.post(add, {"name": "STRAUSS"}, **EN).content.decode()
+    assert "Strauß already plays" in scorer.post(add, {"name": "STRAUSS"}, **EN).content.decode()
     assert sorted(table.players.values_list("name", flat=True)) == sorted(
         ["Alice", "Beppe", "Carla", "Dino", "Élodie", "Strauß"]
     )
+
+
+def test_a_name_typed_without_its_accents_is_the_same_player(scorer, table):
+    """On a phone without an Italian keyboard "Niccolo Ferrau" is Niccolò Ferraù: typed so in
+    a new match he takes his seat, not a second player who splits his stats."""
+    scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Niccolò Ferraù"})
+    html = scorer.post(
+        reverse("add_player", args=[table.viewer_token]), {"name": "niccolo ferrau"}, **EN
+    ).content.decode()
+    assert "Niccolò Ferraù already plays at this table." in html
+    data = {"players_per_side": "1", "player_0": "Niccolo Ferrau", "player_1": "Alice"}
+    data.update(line="21", tie_rule="higher_total", first_dealer="0")
+    assert scorer.post(reverse("new_match", args=[table.viewer_token]), data).status_code == 302
+    seated = table.matches.order_by("-pk").first().sides.get(position=0).first_player
+    assert seated.name == "Niccolò Ferraù"
+    assert table.players.filter(name__startswith="Nicc").count() == 1
+    # Other scripts' vowel signs are letters of another name, not accents.
+    scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "कि"})
+    scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "क"})
+    assert table.players.filter(name__in=["कि", "क"]).count() == 2
 
 
 def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
