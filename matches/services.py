@@ -269,7 +269,14 @@ def record_deal(
     if number <= len(deals):
         raise DealConflict(deals[number - 1])
     if number != len(deals) + 1:
-        raise StaleChange(_("The sheet has changed: reload it before entering this deal."))
+        # Deals were deleted on another phone meanwhile; the form comes back numbered anew.
+        raise StaleChange(
+            _(
+                "Another phone deleted a deal meanwhile: this one is now deal %(number)s. "
+                "Check the sheet, then save again."
+            )
+            % {"number": len(deals) + 1}
+        )
     # Every deal so far and the new one, which alone is checked (the others were checked
     # when they were stored); the outcome is what the sheet shows next.
     outcome = match.score(

@@ -783,3 +783,19 @@ def test_a_refused_deal_says_why_in_the_apps_own_words(scorer, match, deal_url, 
     assert message in html
     assert "Select a valid choice" not in html and "Ensure this value" not in html
     assert not match.deals.exists()
+
+
+def test_a_save_after_another_phone_deleted_a_deal_says_so_and_renumbers(
+    scorer, match, deal_url, sheet_url
+):
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    scorer.post(sheet_url + "deals/2/delete", **HX)  # on another phone, say
+    data = deal_data(number=3, a="7", b="4", da="0", key="k3")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert "Another phone deleted a deal meanwhile: this one is now deal 2." in html
+    assert re.search(r'name="number" id="deal-number" value="2"', html)
+    assert 'value="7"' in html  # what was typed stays
+    assert match.deals.count() == 1
+    scorer.post(deal_url, {**data, "number": "2"}, **HX)  # saved again, as the form now says
+    assert match.deals.count() == 2
