@@ -99,14 +99,6 @@ class NameField(forms.CharField):
         return value
 
 
-class TableForm(forms.Form):
-    name = NameField(
-        label=_("Table name"),
-        max_length=TABLE_NAME_MAX,
-        error_messages={"required": _("Give the table a name, like “Bar Sport”.")},
-    )
-
-
 # About 40,000 deals. Checking a file takes memory many times its size: a bigger history
 # goes in from the server's command line (manage.py import_table), which has no such cap.
 IMPORT_MAX_BYTES = 20 * 1024 * 1024
@@ -166,6 +158,16 @@ class JoinForm(forms.Form):
         max_length=NAME_MAX,
         required=False,
         help_text=_("Shown in the match history beside each change, e.g. “Carla's phone”."),
+    )
+
+
+class TableForm(JoinForm):
+    """A new table, and the name of the phone that made it (as when joining)."""
+
+    name = NameField(
+        label=_("Table name"),
+        max_length=TABLE_NAME_MAX,
+        error_messages={"required": _("Give the table a name, like “Bar Sport”.")},
     )
 
 

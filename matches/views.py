@@ -161,7 +161,7 @@ def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> H
     tables = [t for t in Table.objects.filter(pk__in=ids).order_by("name") if can_score(request, t)]
     context = {
         "tables": tables,
-        "form": form or TableForm(),
+        "form": form or TableForm(initial={"label": request.session.get(LABEL, "")}),
         "import_form": import_form or ImportForm(),
     }
     response = render(request, "matches/home.html", context, status=status)
@@ -195,7 +195,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
         form.add_error(None, TOO_MANY_TABLES)
         return _home(request, form=form, status=429)
     table = services.create_table(name=form.cleaned_data["name"])
-    _join(request, table)
+    _join(request, table, form.cleaned_data["label"])
     return _done(request, reverse("table", args=[table.viewer_token]))
 
 

@@ -259,3 +259,14 @@ def test_a_new_scorer_link_is_asked_for_twice_and_said_after(scorer, table):
     assert table.scorer_token != old
     page = scorer.get(response["Location"].split("#")[0], **EN).content.decode()
     assert "New scorer link made: send it to the phones that score here." in page
+
+
+def test_the_phone_that_makes_a_table_may_name_itself_for_the_history(client):
+    response = client.post(reverse("create_table"), {"name": "Bar Sport", "label": "Marco"})
+    table = Table.objects.get()
+    data = {"players_per_side": "1", "player_0": "Alice", "player_1": "Beppe"}
+    data.update(line="21", tie_rule="higher_total", first_dealer="0")
+    client.post(response["Location"] + "matches/new", data)
+    assert table.matches.get().changes.get().by == "Marco"
+    # The next table's form offers the same name.
+    assert 'value="Marco"' in client.get("/", **EN).content.decode()
