@@ -636,7 +636,7 @@ def test_an_ended_match_won_on_a_wrong_claim_says_who_claimed(client):
     services.end_match(match=match)
     html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)
     text = html.content.decode()
-    assert "won the match · claim" in text
+    assert "won the match (claim)." in text
     assert "Alice claimed the line wrongly." in text
 
 
