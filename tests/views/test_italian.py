@@ -111,3 +111,12 @@ def test_the_italian_catalogue_has_nothing_fuzzy_or_untranslated():
     untranslated = [e for e in entries if re.search(r'^msgstr(\[\d\])? ""$(?!\n")', e, re.M)]
     assert not fuzzy
     assert not untranslated
+
+
+def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
+    services.record_deal(match=match, number=2, entry=worked.entry())
+    services.end_match(match=match)
+    text = visible_text(
+        scorer.get(reverse("match", args=[match.table.viewer_token, match.pk]), **IT).text
+    )
+    assert "Alice & Carla hanno vinto la partita (traguardo raggiunto)." in " ".join(text.split())
