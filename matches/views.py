@@ -30,7 +30,7 @@ from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import (
     HttpResponseClientRedirect,
     HttpResponseClientRefresh,
@@ -181,7 +181,7 @@ def _too_many_tables(request: HttpRequest) -> bool:
 TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     return _home(request)
 
@@ -218,7 +218,7 @@ def _qr(url: str) -> str:
 
 
 @table_page
-@require_GET
+@require_safe
 def table(request: HttpRequest, token: str) -> HttpResponse:
     table = _table(request, token)
     scorer = can_score(request, table)
@@ -282,7 +282,7 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
 
 
 @table_page
-@require_GET
+@require_safe
 def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = _table(request, token)
     return render(request, "matches/stats.html", {"table": table, **cached_table_stats(table)})
@@ -295,7 +295,7 @@ def _download(chunks, filename: str, content_type: str) -> StreamingHttpResponse
 
 
 @table_page
-@require_GET
+@require_safe
 def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     """The whole history: JSON (lossless, re-importable) or CSV, streamed."""
     table = _table(request, token)
@@ -308,7 +308,7 @@ def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
 
 
 @table_page
-@require_GET
+@require_safe
 def export_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match = _match(request, token, match_id)
     chunks = itertools.chain(["\ufeff"], exports.match_csv_rows(match))
@@ -425,7 +425,7 @@ def _saved(
 
 
 @table_page
-@require_GET
+@require_safe
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
     state = Sheet.state(token, match_id)
@@ -483,7 +483,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 
 
 @table_page
-@require_GET
+@require_safe
 def match_history(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """Every change to a match, newest first, with the old and new values, 100 a page (an
     imported log may be long)."""
@@ -674,12 +674,12 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     return _act(request, token, match_id, services.change_settings, **form.cleaned_data)
 
 
-@require_GET
+@require_safe
 def offline(request: HttpRequest) -> HttpResponse:
     return render(request, "offline.html")
 
 
-@require_GET
+@require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
     """Served from the root so that it may answer for every page."""
     # What the offline page needs; other static files are kept as pages fetch them.
@@ -697,14 +697,14 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 # --- Operations ---------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def floor(request: HttpRequest) -> HttpResponse:
     """A constant answer through the whole middleware stack: the benchmark's floor."""
     return HttpResponse("floor\n", content_type="text/plain")
 
 
 @never_cache
-@require_GET
+@require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
     """200 when the database answers with the app's tables, 503 when it does not."""
     try:

@@ -19,6 +19,14 @@ def test_healthz_refuses_post(client, db):
     assert client.post("/healthz").status_code == 405
 
 
+def test_pages_answer_head_as_uptime_monitors_and_link_previews_ask(client, match):
+    sheet = f"/t/{match.table.viewer_token}/m/{match.pk}/"
+    for url in ["/healthz", "/", "/offline", f"/t/{match.table.viewer_token}/", sheet]:
+        response = client.head(url)
+        assert response.status_code == 200, url
+        assert response.content == b"", url
+
+
 def test_the_floor_view_answers_a_constant_without_the_database(
     client, db, django_assert_num_queries
 ):
