@@ -179,6 +179,24 @@ def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
     assert "Deal 1 edited." in scorer.get(response["Location"], **EN).content.decode()
 
 
+@pytest.mark.parametrize(
+    ("close", "message"),
+    [
+        (services.end_match, "This match is finished. Reopen it to change it."),
+        (services.stop_match, "This match was stopped. Reopen it to change it."),
+    ],
+)
+def test_the_edit_page_of_a_closed_match_says_so_before_anything_is_typed(
+    scorer, match, worked, close, message
+):
+    url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
+    assert "Reopen it" not in scorer.get(url, **EN).text
+    if close is services.end_match:
+        services.record_deal(match=match, number=2, entry=worked.entry())
+    close(match=match)
+    assert message in scorer.get(url, **EN).text
+
+
 def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sheet_url, worked):
     response = scorer.post(sheet_url + "deals/1/delete", **EN)
     assert response.status_code == 302
