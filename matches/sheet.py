@@ -17,7 +17,7 @@ from django.utils.translation import get_language
 
 from matches import rules
 from matches.forms import DealForm, SettingsForm
-from matches.models import Deal, Match, Side, Status, Table
+from matches.models import Action, Deal, Match, Side, Status, Table
 
 _STATE_SQL = (
     f"SELECT m.revision, m.table_id, t.scorer_token FROM {Match._meta.db_table} m"
@@ -310,8 +310,22 @@ class Sheet:
         typing = request.GET.get("typing") == "1"
         shown = request.GET.get("number", "")
         context["refresh_entry"] = not typing or link_changed
-        context["stale_entry"] = typing and shown != str(self.outcome.next_number)
+        context["deleted_elsewhere"] = self._deleted_since(shown)
+        context["stale_entry"] = (
+            typing and shown != str(self.outcome.next_number) and not context["deleted_elsewhere"]
+        )
         return context
+
+    def _deleted_since(self, shown: str) -> int | None:
+        """The deal another phone deleted since this phone's form was drawn (the form shows
+        the number after it), while it can still be put back; else None."""
+        number = self.outcome.next_number
+        if not self.can_score or self.match.is_finished or shown != str(number + 1):
+            return None
+        last = self.match.changes.order_by("-id").first()
+        if last is None or last.action != Action.DEAL_DELETED or last.deal_number != number:
+            return None
+        return number
 
 
 def history(table: Table, params: QueryDict) -> dict:

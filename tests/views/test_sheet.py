@@ -817,3 +817,25 @@ def test_a_save_after_another_phone_deleted_a_deal_says_so_and_renumbers(
     assert match.deals.count() == 1
     scorer.post(deal_url, {**data, "number": "2"}, **HX)  # saved again, as the form now says
     assert match.deals.count() == 2
+
+
+def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
+    client, scorer, match, sheet_url, deal_url
+):
+    other = Client()
+    other.post(f"/join/{match.table.scorer_token}/", {"label": "Dino"})
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    scorer.post(sheet_url + "deals/2/delete", **HX)
+    told = "Deal 2 was deleted on another phone."
+    # The other phone's form still shows deal 3; it may be typing in it, or not.
+    for typing in ("0", "1"):
+        html = other.get(sheet_url + f"?poll=1&number=3&typing={typing}", **HX).text
+        assert told in html and "Another phone has just entered a deal" not in html
+        assert reverse("restore_deal", args=[match.table.viewer_token, match.pk, 2]) in html
+    # The deleting phone's form shows deal 2 already; a viewer has nothing to restore.
+    assert told not in scorer.get(sheet_url + "?poll=1&number=2&typing=0", **HX).text
+    assert told not in Client().get(sheet_url + "?poll=1", **HX).text
+    other.post(sheet_url + "deals/2/restore", **HX)
+    assert match.deals.count() == 2
+    assert told not in other.get(sheet_url + "?poll=1&number=3&typing=0", **HX).text
