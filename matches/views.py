@@ -54,7 +54,7 @@ from matches.forms import (
     too_large_upload,
 )
 from matches.limits import allow
-from matches.models import Deal, Match, Player, Side, Table
+from matches.models import Deal, Match, Player, Side, Status, Table
 from matches.sheet import Sheet, history, load_match, sheet_page
 from matches.stats import cached_table_stats
 
@@ -206,6 +206,10 @@ def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
     form = JoinForm(_posted(request), initial={"label": request.session.get(LABEL, "")})
     if request.method == "POST" and form.is_valid():
         _join(request, table, form.cleaned_data["label"])
+        # Straight to the match being played, when there is just one; else the table's page.
+        playing = list(table.matches.filter(status=Status.IN_PROGRESS).values_list("pk")[:2])
+        if len(playing) == 1:
+            return _done(request, reverse("match", args=[table.viewer_token, playing[0][0]]))
         return _done(request, reverse("table", args=[table.viewer_token]))
     response = render(request, "matches/join.html", {"table": table, "form": form})
     patch_cache_control(response, no_store=True)  # its address is the scorer link

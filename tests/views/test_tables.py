@@ -2,6 +2,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from matches import services
 from matches.models import Match, Player, Table
 
 pytestmark = pytest.mark.django_db
@@ -270,3 +271,12 @@ def test_the_phone_that_makes_a_table_may_name_itself_for_the_history(client):
     assert table.matches.get().changes.get().by == "Marco"
     # The next table's form offers the same name.
     assert 'value="Marco"' in client.get("/", **EN).content.decode()
+
+
+def test_joining_opens_the_match_being_played_when_there_is_just_one(client, match):
+    table = match.table
+    join = reverse("join", args=[table.scorer_token])
+    sheet = reverse("match", args=[table.viewer_token, match.pk])
+    assert Client().post(join)["Location"] == sheet
+    services.start_match(table=table, players=[["Alice"], ["Beppe"]])  # two under way
+    assert Client().post(join)["Location"] == reverse("table", args=[table.viewer_token])
