@@ -63,3 +63,24 @@ def test_every_page_is_usable_at_200_percent_zoom_on_a_small_phone(new_phone):
         if width > 206:
             wide[url] = width
     assert not wide
+
+
+def test_a_phone_set_to_large_text_still_shows_every_deals_points(new_phone):
+    """The phone's own text size doubled (the browser's default font at 32 px): the deals'
+    fixed columns once took the whole width, leaving the sides' points 0 px wide."""
+    phone = new_phone(viewport={"width": 320, "height": 700})
+    pages = pages_to_check(phone)
+    phone.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        "document.documentElement.style.fontSize = '32px'; })"
+    )
+    for url in (pages[5], pages[6], "/"):
+        phone.goto(url)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 320, url
+    phone.goto(pages[5])
+    widths = phone.locator(".deals thead th").evaluate_all(
+        "cells => cells.map(cell => cell.getBoundingClientRect().width)"
+    )
+    table = phone.locator(".deals").evaluate("t => t.getBoundingClientRect().width")
+    assert widths[1] >= table / 5 and widths[2] >= table / 5, widths
+    assert phone.evaluate("getComputedStyle(document.body).fontSize") == "32px"
