@@ -13,7 +13,21 @@
       element.hidden = false;
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { reveal(document); });
+  // A form sent without HTMX comes back whole: focus goes to what it says is wrong, which
+  // may be out of sight (an alert drawn with the page is not always read out).
+  function focusError() {
+    var field = document.querySelector("main [aria-invalid=true]");
+    var list = document.querySelector("main .errorlist");
+    var target = field || list;
+    if (!target) return;
+    if (target === list) target.tabIndex = -1;
+    target.focus();
+    target.scrollIntoView({ block: "center" });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    reveal(document);
+    focusError();
+  });
   document.addEventListener("htmx:load", function (event) { reveal(event.detail.elt); });
 
   // A request that fails (no connection, or an error answer) says so in words, beside what

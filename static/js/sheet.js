@@ -94,7 +94,11 @@
       "#deal-errors, #sheet [aria-invalid=true], #sheet .errorlist[tabindex], " +
         "#sheet .notice[tabindex], #sheet .result"
     );
-    if (target) target.focus();
+    if (!target) return;
+    target.focus();
+    // Focus alone may not scroll: htmx gives focus back to the field that had it, so
+    // focus() finds it focused already, while the swap left the page scrolled elsewhere.
+    target.scrollIntoView({ block: "center" });
   });
 
   // Keep the screen awake during a match, where the browser can.
