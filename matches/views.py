@@ -657,7 +657,7 @@ def stop_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 @table_page
 @require_POST
 def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    return _act(request, token, match_id, services.reopen_match)
+    return _act(request, token, match_id, services.reopen_match, done={"reopened": True})
 
 
 @table_page
@@ -676,7 +676,8 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     if not form.is_valid():
         errors = " ".join(str(e) for errors in form.errors.values() for e in errors)
         return _sheet_response(request, match, notice={"error": errors})
-    return _act(request, token, match_id, services.change_settings, **form.cleaned_data)
+    done = {"settings_saved": True}
+    return _act(request, token, match_id, services.change_settings, done=done, **form.cleaned_data)
 
 
 @require_safe

@@ -839,3 +839,19 @@ def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
     other.post(sheet_url + "deals/2/restore", **HX)
     assert match.deals.count() == 2
     assert told not in other.get(sheet_url + "?poll=1&number=3&typing=0", **HX).text
+
+
+def test_saved_settings_and_a_reopen_are_said_where_focus_can_go(scorer, match, sheet_url):
+    data = {"line": "31", "tie_rule": "higher_total"}
+    html = scorer.post(sheet_url + "settings", data, **HX).text
+    assert 'id="settings-saved" tabindex="-1">Settings saved.' in html
+    services.stop_match(match=match)
+    html = scorer.post(sheet_url + "reopen", **HX).text
+    assert 'id="reopened" tabindex="-1">Match reopened: play on from here.' in html
+
+
+def test_the_kind_and_side_refusals_are_tied_to_their_choices(scorer, deal_url):
+    html = scorer.post(deal_url, deal_data(kind="cappotto", a="11", b="0"), **HX).text
+    assert 'aria-describedby="side-error"' in html and 'id="side-error"' in html
+    html = scorer.post(deal_url, deal_data(kind="x"), **HX).text
+    assert 'aria-describedby="kind-error"' in html and 'id="kind-error"' in html
