@@ -31,6 +31,15 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+def without_denial_tracebacks(record: logging.LogRecord) -> bool:
+    """A refusal (403: a viewer asking to score, a changed scorer link) is logged in one line:
+    it is an everyday answer, not a fault, and its traceback would bury the real ones."""
+    if getattr(record, "status_code", None) == 403:
+        record.exc_info = None
+        record.exc_text = None
+    return True
+
+
 class GunicornLogger(Logger):
     """gunicorn's logger, every line of both its logs redacted."""
 

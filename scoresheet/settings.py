@@ -242,7 +242,15 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
         }
     },
-    "handlers": {"stdout": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "denials": {
+            "()": "django.utils.log.CallbackFilter",
+            "callback": "ext://scoresheet.logs.without_denial_tracebacks",
+        }
+    },
+    "handlers": {
+        "stdout": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["denials"]}
+    },
     "root": {"handlers": ["stdout"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     "loggers": {"django.server": {"level": "WARNING"}},
 }

@@ -5,6 +5,8 @@ import io
 import logging
 import sys
 
+import pytest
+
 from scoresheet import logs
 
 
@@ -49,3 +51,30 @@ def test_a_bad_log_call_is_reported_as_ever_and_does_not_raise(capsys):
         logger.removeHandler(handler)
     assert stream.getvalue() == ""
     assert "Logging error" in capsys.readouterr().err
+
+
+def _django_handler() -> logging.Handler:
+    return next(
+        handler
+        for handler in logging.getLogger().handlers
+        if isinstance(handler.formatter, logs.RedactingFormatter)
+    )
+
+
+@pytest.mark.django_db
+def test_a_refusal_is_logged_in_one_line_without_its_traceback(client):
+    from tests.factories import TableFactory
+
+    table = TableFactory()
+    stream = io.StringIO()
+    handler = _django_handler()
+    former = handler.setStream(stream)
+    try:
+        response = client.post(f"/t/{table.viewer_token}/players/add", {"name": "Zeno"})
+        client.get("/t/nope/")  # a 404 is logged as before
+    finally:
+        handler.setStream(former)
+    assert response.status_code == 403
+    lines = stream.getvalue()
+    assert "Forbidden (Permission denied): /t/" in lines and "Traceback" not in lines
+    assert "Not Found: /t/nope…/" in lines
