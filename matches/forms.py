@@ -69,7 +69,8 @@ def clean_name(value: str, *, max_length: int) -> str:
     """A name as people type it: trimmed, one space between words, no control characters."""
     value = " ".join(unicodedata.normalize("NFC", value or "").split())
     # The zero-width joiner is the one invisible character allowed: emoji such as 👩‍🍳 need it.
-    if any(
+    # U+FFFD stands where a browser sent bytes that were not UTF-8: what was meant is lost.
+    if "\ufffd" in value or any(
         unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ for char in value
     ):
         raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")

@@ -193,6 +193,13 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     html = scorer.post(add, {"name": "\u200d"}, **EN).content.decode()
     assert "Type the player&#x27;s name." in html
     assert "Use letters, numbers" in scorer.post(add, {"name": "A\u202eB"}, **EN).content.decode()
+    # Bytes that were not UTF-8 arrive as U+FFFD: refused, not stored as "Bepp�".
+    body = b"name=Bepp%E9"  # Latin-1, from an old browser or a script
+    response = scorer.generic(
+        "POST", add, body, content_type="application/x-www-form-urlencoded", **EN
+    )
+    assert "Use letters, numbers" in response.content.decode()
+    assert not table.players.filter(name__contains="\ufffd").exists()
     # The joiner is invisible: with it, "Alice" is still Alice.
     html = scorer.post(add, {"name": "Al\u200dice"}, **EN).content.decode()
     assert "already plays at this table." in html
