@@ -62,3 +62,9 @@ def test_every_answer_says_which_browser_features_the_app_may_use(client):
     policy = client.get("/")["Permissions-Policy"]
     assert "camera=()" in policy and "geolocation=()" in policy
     assert "screen-wake-lock=(self)" in policy  # the sheet keeps the screen on
+
+
+def test_an_error_page_names_itself_and_leads_home_with_a_button(client, db):
+    html = client.get("/t/nope/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<title>Not found · Tressette</title>" in html
+    assert '<a class="button" href="/">Home</a>' in html
