@@ -212,7 +212,8 @@ def _iso(when: datetime | None) -> str | None:
     return when.isoformat() if when is not None else None
 
 
-def _match_document(scored: _Scored) -> dict:
+def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
+    """One match; `numbers` gives each match's number in the file (1, 2, 3…) by its id."""
     match, sides = scored.match, scored.sides
     return {
         "started_at": _iso(match.started_at),
@@ -240,6 +241,7 @@ def _match_document(scored: _Scored) -> dict:
         "status": match.status,
         "winner": match.winner,
         "end_reason": match.end_reason or None,
+        "rematch": numbers.get(match.next_match_id),
         "log": [
             {
                 "at": _iso(change.at),
@@ -262,9 +264,12 @@ def table_json_chunks(table: Table) -> Iterator[str]:
         "players": list(table.players.order_by("pk").values_list("name", flat=True)),
     }
     yield _dumps(head)[:-1] + ', "matches": ['
+    matches = Match.objects.filter(table=table)
+    ids = matches.order_by("started_at", "pk").values_list("pk", flat=True)  # as _BY_MATCH
+    numbers = {pk: number for number, pk in enumerate(ids.iterator(), start=1)}
     separator = "\n"
-    for scored in _scored_matches(Match.objects.filter(table=table), with_log=True):
-        yield separator + _dumps(_match_document(scored))
+    for scored in _scored_matches(matches, with_log=True):
+        yield separator + _dumps(_match_document(scored, numbers))
         separator = ",\n"
     yield "\n]}\n"
 
@@ -317,6 +322,7 @@ class MatchImport:
     winner: int | None
     end_reason: str  # "" while the match is in progress
     log: tuple[LogEntry, ...]
+    rematch: int | None = None  # the number in the file of the match begun as its rematch
 
 
 @dataclass(frozen=True)
@@ -394,6 +400,7 @@ def validate_document(document: object) -> TableImport:
             checked.append(_match(match, gettext("Match %(match)s") % {"match": index}, players))
         except ImportInvalid as invalid:
             messages += invalid.messages
+    messages += _check_rematches(checked)
     if messages:
         if len(messages) > MAX_MESSAGES:
             more = len(messages) - MAX_MESSAGES
@@ -403,6 +410,32 @@ def validate_document(document: object) -> TableImport:
             ]
         raise ImportInvalid(messages)
     return TableImport(name, tuple(players.values()), tuple(checked))
+
+
+def _check_rematches(matches: list[MatchImport]) -> list[str]:
+    """Each rematch is another match of the file, begun as the rematch of one match only."""
+    messages = []
+    begun_from: dict[int, int] = {}
+    for number, match in enumerate(matches, start=1):
+        if match.rematch is None:
+            continue
+        where = gettext("Match %(match)s") % {"match": number}
+        if not 1 <= match.rematch <= len(matches) or match.rematch == number:
+            messages.append(
+                gettext(
+                    "%(where)s: “rematch” must be the number of another match in the file, "
+                    "not %(found)s."
+                )
+                % {"where": where, "found": match.rematch}
+            )
+        elif match.rematch in begun_from:
+            messages.append(
+                gettext("%(where)s: match %(rematch)s is already the rematch of match %(other)s.")
+                % {"where": where, "rematch": match.rematch, "other": begun_from[match.rematch]}
+            )
+        else:
+            begun_from[match.rematch] = number
+    return messages
 
 
 # --- Checking the parts of a file ------------------------------------------------
@@ -685,6 +718,8 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
         winner=winner,
         end_reason=end_reason or "",
         log=tuple(log),
+        # Files written before rematches were linked have no such field.
+        rematch=_get(raw, "rematch", where, int, null=True) if "rematch" in raw else None,
     )
 
 

@@ -577,6 +577,10 @@ def _write_import(valid: exports.TableImport) -> Table:
         for imported in valid.matches
     )
     pairs = list(zip(matches, valid.matches, strict=True))
+    for match, imported in pairs:
+        if imported.rematch is not None:
+            match.next_match = matches[imported.rematch - 1]
+    Match.objects.bulk_update([m for m in matches if m.next_match is not None], ["next_match"])
     Side.objects.bulk_create(
         Side(
             match=match,

@@ -116,6 +116,29 @@ def test_export_then_import_then_export_gives_the_same_document():
 
 
 @pytest.mark.django_db
+def test_a_rematch_is_exported_and_imported_with_its_link():
+    table = build_evening()
+    first = table.matches.order_by("started_at", "pk").first()
+    again = services.rematch(match=first)
+    exported = json_document(table)
+    numbers = [match["rematch"] for match in exported["matches"]]
+    assert numbers == [4, None, None, None]  # the rematch began last
+    imported = services.import_table(document=exported)
+    copies = list(imported.matches.order_by("started_at", "pk"))
+    assert copies[0].next_match == copies[3] and copies[3].previous_match == copies[0]
+    assert services.rematch(match=copies[0]) == copies[3]  # not a second one
+    assert again.table_id == table.pk
+
+
+@pytest.mark.django_db
+def test_two_matches_cannot_share_one_rematch():
+    doc = document()
+    doc["matches"].append(copy.deepcopy(doc["matches"][1]))
+    doc["matches"][0]["rematch"] = doc["matches"][1]["rematch"] = 3
+    assert refused(doc) == ["Match 2: match 3 is already the rematch of match 1."]
+
+
+@pytest.mark.django_db
 def test_an_import_makes_a_new_table_scored_by_the_rules():
     table = services.import_table(document=document())
     assert table.name == "Bar Sport"
@@ -289,6 +312,18 @@ REFUSALS = {
             change("matches.0.winner", None)(change("matches.0.status", "abandoned")(doc))
         ),
         "Match 1: the file says it was stopped undecided, but its deals decide it.",
+    ),
+    "rematch_of_itself": (
+        change("matches.1.rematch", 2),
+        "Match 2: “rematch” must be the number of another match in the file, not 2.",
+    ),
+    "rematch_not_in_the_file": (
+        change("matches.0.rematch", 3),
+        "Match 1: “rematch” must be the number of another match in the file, not 3.",
+    ),
+    "rematch_not_a_number": (
+        change("matches.0.rematch", "2"),
+        "Match 1: “rematch” must be a whole number (0 or more), not",
     ),
     "unknown_log_action": (
         change("matches.0.log.1.action", "wiped_history"),
