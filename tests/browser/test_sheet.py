@@ -317,3 +317,17 @@ def test_after_a_change_the_polls_are_told_unchanged_again(phone):
     phone.wait_for_timeout(7_000)  # two more polls
     # One answer carries the change; the polls after it cost a 304, not the sheet again.
     assert statuses[-1] == 304, statuses
+
+
+def test_another_phones_deal_changes_a_live_region_that_stays(phone):
+    """Screen readers read out changes within a live region, not a region put in anew: the
+    poll replaces the scoreboard inside one that stays."""
+    from matches import rules, services
+
+    create_table_and_match(phone)
+    phone.evaluate("document.querySelector('[aria-live]').dataset.kept = 'yes'")
+    services.record_deal(match=Match.objects.get(), number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
+    region = phone.locator("[aria-live=polite]:has(#live)")
+    expect(region).to_have_attribute("data-kept", "yes")
+    assert phone.locator("#live[aria-live]").count() == 0
