@@ -110,8 +110,10 @@ class DealInvalid(ValueError):
 # --- Entries ---------------------------------------------------------------
 
 _DIGITS_TEXT = re.compile(r"[0-9]+")
-_NEGATIVE_TEXT = re.compile(r"[-\u2212](?:[0-9]+[.,]?[0-9]*|[.,][0-9]+)")
-_DECIMAL_TEXT = re.compile(r"[0-9]+[.,][0-9]*|[.,][0-9]+")
+# Each digit can be matched one way only (possessive runs): a long typed string that fails
+# to match is refused in one pass, where "[0-9]+[.,]?[0-9]*" tried every split of its digits.
+_NEGATIVE_TEXT = re.compile(r"[-\u2212](?:[0-9]++(?:[.,][0-9]*+)?|[.,][0-9]++)")
+_DECIMAL_TEXT = re.compile(r"[0-9]++[.,][0-9]*+|[.,][0-9]++")
 _BLANK = gettext_noop("%(label)s is empty: enter a whole number, like 7.")
 _NOT_A_NUMBER = gettext_noop("%(label)s must be a number, like 7.")
 _NOT_WHOLE = gettext_noop("%(label)s must be a whole number, like 7.")

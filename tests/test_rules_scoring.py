@@ -537,3 +537,22 @@ def test_a_cappotto_needs_no_card_points_typed_once_its_side_is_known():
         complete_card_points(None, None, kind=DealKind.CAPPOTTO, side=None)
     # What is missing is the side, not card points: the refusal says so.
     assert (no_side.value.code, no_side.value.field) == ("sweep_side_required", "side")
+
+
+@pytest.mark.parametrize("raw", ["-" + "1" * 100_000 + "x", "1" * 100_000 + ".5.5", "-1" * 50_000])
+def test_a_huge_typed_string_is_refused_in_one_pass(raw):
+    """Anyone with the scorer link could post one: a pattern that tried every split of its
+    digits took minutes on 100,000 of them. The alarm fails the test long before."""
+    import signal
+
+    def too_slow(signum, frame):
+        raise AssertionError("parse_entry backtracks: a long string hangs a worker")
+
+    former = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(5)
+    try:
+        with pytest.raises(RuleError):
+            parse_entry(raw, field="card_points_0", label="Card points")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, former)
