@@ -302,25 +302,32 @@ class Sheet:
             "both_at_line": outcome.reason == rules.EndReason.LINE and not any(outcome.needs),
         }
 
-    def poll_context(self, request: HttpRequest, *, link_changed: bool = False) -> dict:
+    def poll_context(
+        self, request: HttpRequest, *, link_changed: bool = False, deleted_here: str = ""
+    ) -> dict:
         """A poll refreshes the sheet; the entry form too, unless the phone is typing in it.
         `link_changed`: the phone joined through a scorer link that has since been replaced,
-        so the form it was using goes even mid-typing, and the sheet says why."""
+        so the form it was using goes even mid-typing, and the sheet says why.
+        `deleted_here`: "match id:deal number" of the deal this phone deleted last."""
         context = self.context(notice={"link_changed": link_changed})
         typing = request.GET.get("typing") == "1"
         shown = request.GET.get("number", "")
         context["refresh_entry"] = not typing or link_changed
-        context["deleted_elsewhere"] = self._deleted_since(shown)
+        context["deleted_elsewhere"] = self._deleted_elsewhere(deleted_here)
         context["stale_entry"] = (
             typing and shown != str(self.outcome.next_number) and not context["deleted_elsewhere"]
         )
         return context
 
-    def _deleted_since(self, shown: str) -> int | None:
-        """The deal another phone deleted since this phone's form was drawn (the form shows
-        the number after it), while it can still be put back; else None."""
+    def _deleted_elsewhere(self, deleted_here: str) -> int | None:
+        """The last deal, deleted on another phone, while it can still be put back (nothing
+        was saved since): every other scorer is told, and may restore it. Else None."""
         number = self.outcome.next_number
-        if not self.can_score or self.match.is_finished or shown != str(number + 1):
+        if (
+            not self.can_score
+            or self.match.is_finished
+            or deleted_here == f"{self.match.pk}:{number}"
+        ):
             return None
         last = self.match.changes.order_by("-id").first()
         if last is None or last.action != Action.DEAL_DELETED or last.deal_number != number:

@@ -833,7 +833,9 @@ def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
         html = other.get(sheet_url + f"?poll=1&number=3&typing={typing}", **HX).text
         assert told in html and "Another phone has just entered a deal" not in html
         assert reverse("restore_deal", args=[match.table.viewer_token, match.pk, 2]) in html
-    # The deleting phone's form shows deal 2 already; a viewer has nothing to restore.
+    # Told until something else happens, though its form now shows deal 2 (a poll redrew it).
+    assert told in other.get(sheet_url + "?poll=1&number=2&typing=0", **HX).text
+    # The deleting phone has its own notice; a viewer has nothing to restore.
     assert told not in scorer.get(sheet_url + "?poll=1&number=2&typing=0", **HX).text
     assert told not in Client().get(sheet_url + "?poll=1", **HX).text
     other.post(sheet_url + "deals/2/restore", **HX)
