@@ -103,7 +103,9 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
     Every caller is about to add or rename one: the table's row is locked first, so two
     phones adding "Élodie" and "élodie" at once take turns and the second is told.
     """
-    Table.objects.select_for_update().only("pk").get(pk=table.pk)
+    # No key update: it waits for the others adding or renaming, not for rows that merely
+    # point at the table (a rematch's new match, say, holding its own match's row meanwhile).
+    Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
     wanted = name_key(name)
     players = table.players.exclude(pk=exclude)
     return next((player for player in players if name_key(player.name) == wanted), None)
@@ -173,23 +175,39 @@ def start_match(
             _("Both sides are called “%(name)s”: give one of them another name.")
             % {"name": named[1]}
         )
+    seated = [[_player_named(table, name) for name in side] for side in players]
+    settings = {"line": line, "tie_rule": tie_rule, "claims_allowed": claims_allowed}
+    return _seat(table, seated, named, settings, first_dealer=first_dealer, by=by)
+
+
+def _seat(
+    table: Table,
+    seated: list[list[Player]],
+    side_names: list[str],
+    settings: dict,
+    *,
+    first_dealer: int,
+    by: str,
+) -> Match:
+    """A new match of these players and sides, checked already; `settings` as _settings."""
     match = Match.objects.create(
         table=table,
-        line=rules.check_line(line),
-        tie_rule=TieRule(tie_rule),
-        claims_allowed=claims_allowed,
-        players_per_side=per_side,
+        line=rules.check_line(settings["line"]),
+        tie_rule=TieRule(settings["tie_rule"]),
+        claims_allowed=settings["claims_allowed"],
+        players_per_side=len(seated[0]),
         first_dealer=first_dealer,
     )
-    for position, side_players in enumerate(players):
-        seated = [_player_named(table, name) for name in side_players]
-        Side.objects.create(
+    Side.objects.bulk_create(
+        Side(
             match=match,
             position=position,
-            name=named[position],
-            first_player=seated[0],
-            second_player=seated[1] if per_side == 2 else None,
+            name=side_names[position],
+            first_player=players[0],
+            second_player=players[1] if len(players) == 2 else None,
         )
+        for position, players in enumerate(seated)
+    )
     _log(match, Action.MATCH_STARTED, by, new=_settings(match))
     return match
 
@@ -484,26 +502,35 @@ def reopen_match(*, match: Match, by: str = "") -> Match:
         old = {"winner": match.winner, "reason": match.end_reason}
     else:
         old = {"totals": (match.total_0, match.total_1)}
-    _touch(match, status=Status.IN_PROGRESS, winner=None, end_reason="", finished_at=None)
+    # Played on, it will have a rematch of its own, not the one begun before.
+    _touch(
+        match,
+        status=Status.IN_PROGRESS,
+        winner=None,
+        end_reason="",
+        finished_at=None,
+        next_match=None,
+    )
     _log(match, Action.MATCH_REOPENED, by, old=old)
     return match
 
 
 @atomic
 def rematch(*, match: Match, by: str = "") -> Match:
-    """A new match: same sides and settings; the deal passes on to the right, as it would
-    have for one more deal. Once started, the same rematch for every phone that asks."""
+    """A new match of an ended or stopped one: the same players, sides and settings; the
+    deal passes on to the right, as it would have for one more deal. Once started, the same
+    rematch for every phone that asks (until the match is reopened)."""
     match = _lock(match)
     if match.next_match_id is not None:
         return Match.objects.get(pk=match.next_match_id)
+    if not match.is_finished:
+        raise ServiceError(_("This match is still being played: end or stop it first."))
     sides = list(match.sides.select_related("first_player", "second_player"))
-    again = start_match(
-        table=match.table,
-        players=[[p.name for p in side.players] for side in sides],
-        side_names=[side.name for side in sides],
-        line=match.line,
-        tie_rule=match.tie_rule,
-        claims_allowed=match.claims_allowed,
+    again = _seat(
+        match.table,
+        [side.players for side in sides],  # as they sat: no name is looked up again
+        [side.name for side in sides],
+        _settings(match),
         first_dealer=rules.dealer_for(
             match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
         ),

@@ -669,7 +669,10 @@ def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
 @require_POST
 def rematch(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match = _match(request, token, match_id, scorer=True)
-    again = services.rematch(match=match, by=_by(request))
+    try:
+        again = services.rematch(match=match, by=_by(request))
+    except services.ServiceError as refused:
+        return _sheet_response(request, match, notice={"error": refused.message})
     return _done(request, reverse("match", args=[token, again.pk]))
 
 

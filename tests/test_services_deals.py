@@ -1,7 +1,7 @@
 import pytest
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Match, Status
+from matches.models import Action, Change, Deal, Match, Player, Status
 from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +172,7 @@ def test_a_cappotto_from_behind_ends_the_match_for_the_sweepers():
 
 def test_rematch_keeps_sides_and_settings():
     match = MatchFactory(line=31, claims_allowed=True, first_dealer=3)
+    services.stop_match(match=match)
     again = services.rematch(match=match)
     assert again.pk != match.pk
     assert (again.line, again.claims_allowed) == (31, True)
@@ -187,18 +188,38 @@ def test_the_rematch_is_dealt_by_the_seat_after_the_last_dealer(first, deals, ne
     match = MatchFactory(line=101, first_dealer=first)
     for number in range(1, deals + 1):
         services.record_deal(match=match, number=number, entry=entry(6, 5))
+    services.stop_match(match=match)
     assert services.rematch(match=match).first_dealer == next_first
 
 
 def test_a_second_rematch_opens_the_first_and_the_old_sheet_changes():
     match = MatchFactory()
-    revision = match.revision
+    with pytest.raises(services.ServiceError, match="still being played"):
+        services.rematch(match=match)
+    services.stop_match(match=match)
+    revision = Match.objects.get(pk=match.pk).revision
     again = services.rematch(match=match)
     match.refresh_from_db()
     assert match.next_match == again and match.revision == revision + 1
     assert services.rematch(match=match) == again  # another phone's tap
     assert services.rematch(match=Match.objects.get(pk=match.pk)) == again
     assert Match.objects.count() == 2
+    # Reopened and played on, it will have a rematch of its own.
+    services.reopen_match(match=match)
+    match.refresh_from_db()
+    assert match.next_match is None
+    services.stop_match(match=match)
+    assert services.rematch(match=match) not in (again, match)
+
+
+def test_a_rematch_seats_the_same_players_even_where_names_now_compare_alike():
+    """A table from before names were compared ignoring accents may hold Niccolo and
+    Niccolò as two players: the rematch seats each as he sat, by no name lookup."""
+    match = MatchFactory(sides=[["Niccolo"], ["Beppe"]], players_per_side=1)
+    Player.objects.create(table=match.table, name="Niccolò")
+    services.stop_match(match=match)
+    again = services.rematch(match=match)
+    assert again.sides.get(position=0).first_player == match.sides.get(position=0).first_player
 
 
 def test_changing_the_line_re_evaluates_the_outcome():
