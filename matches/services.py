@@ -107,8 +107,12 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
     # point at the table (a rematch's new match, say, holding its own match's row meanwhile).
     Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
     wanted = name_key(name)
-    players = table.players.exclude(pk=exclude)
-    return next((player for player in players if name_key(player.name) == wanted), None)
+    alike = [
+        player for player in table.players.exclude(pk=exclude) if name_key(player.name) == wanted
+    ]
+    # The very name first: a table from before accents were set aside may hold both spellings.
+    exact = [player for player in alike if player.name == name.strip()]
+    return (exact or alike or [None])[0]
 
 
 @atomic

@@ -53,3 +53,14 @@ def test_tressette_in_due_has_one_player_a_side():
 def test_a_player_cannot_sit_twice():
     with pytest.raises(services.ServiceError, match="only once"):
         services.start_match(table=TableFactory(), players=[["Alice", "Carla"], ["ALICE", "Dino"]])
+
+
+@pytest.mark.django_db
+def test_a_name_typed_exactly_seats_that_player_where_an_old_table_holds_both_spellings():
+    table = services.create_table(name="Bar Sport")
+    Player.objects.bulk_create(
+        [Player(table=table, name="Niccolò"), Player(table=table, name="Niccolo")]
+    )
+    for typed in ("Niccolo", "Niccolò"):
+        match = services.start_match(table=table, players=[[typed], ["Beppe"]])
+        assert match.sides.get(position=0).first_player.name == typed
