@@ -1,4 +1,4 @@
-"""Answers that would otherwise have no words, and a header every answer carries."""
+"""Answers that would otherwise have no words, a header every answer carries, and HEAD."""
 
 from django.template.loader import render_to_string
 
@@ -31,6 +31,19 @@ def permissions_policy(get_response):
     def middleware(request):
         response = get_response(request)
         response.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        return response
+
+    return middleware
+
+
+def head_without_body(get_response):
+    """A HEAD is answered with the headers a GET would get and no body: Django leaves the
+    body in, and gunicorn then warns of every uptime check."""
+
+    def middleware(request):
+        response = get_response(request)
+        if request.method == "HEAD" and not response.streaming:
+            response.content = b""  # Content-Length stays the GET's, as HTTP allows
         return response
 
     return middleware

@@ -30,7 +30,12 @@ from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 from django_htmx.http import (
     HttpResponseClientRedirect,
     HttpResponseClientRefresh,
@@ -300,7 +305,7 @@ def _download(chunks, filename: str, content_type: str) -> StreamingHttpResponse
 
 
 @table_page
-@require_safe
+@require_GET  # not HEAD: it would read the whole export to send none of it
 def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     """The whole history: JSON (lossless, re-importable) or CSV, streamed."""
     table = _table(request, token)
@@ -313,7 +318,7 @@ def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
 
 
 @table_page
-@require_safe
+@require_GET  # not HEAD: it would read the whole export to send none of it
 def export_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match = _match(request, token, match_id)
     chunks = itertools.chain(["\ufeff"], exports.match_csv_rows(match))

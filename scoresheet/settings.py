@@ -66,7 +66,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First, so that it compresses what every other middleware adds; it pads each response
+    "matches.middleware.head_without_body",
+    # First after it, so that it compresses what every other middleware adds; it pads each response
     # at random ("Heal The Breach") against BREACH.
     "django.middleware.gzip.GZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
