@@ -153,8 +153,8 @@ class PlayerForm(forms.Form):
     )
 
 
-class JoinForm(forms.Form):
-    label = NameField(
+def _phone_label() -> NameField:
+    return NameField(
         label=_("This phone's name"),
         max_length=NAME_MAX,
         required=False,
@@ -162,9 +162,14 @@ class JoinForm(forms.Form):
     )
 
 
-class TableForm(JoinForm):
-    """A new table, and the name of the phone that made it (as when joining)."""
+class JoinForm(forms.Form):
+    label = _phone_label()
 
+
+class TableForm(forms.Form):
+    """A new table, and the name of the phone that makes it (as a joining phone gives)."""
+
+    label = _phone_label()
     name = NameField(
         label=_("Table name"),
         max_length=TABLE_NAME_MAX,

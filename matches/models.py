@@ -208,6 +208,15 @@ class Match(models.Model):
         """Ended or stopped: nothing changes until it is reopened."""
         return self.status != Status.IN_PROGRESS
 
+    @property
+    def why_closed(self) -> str | None:
+        """Why its deals cannot change now, in words; None while it is in progress."""
+        if self.status == Status.ABANDONED:
+            return _("This match was stopped. Reopen it to change it.")
+        if self.is_finished:
+            return _("This match is finished. Reopen it to change it.")
+        return None
+
     def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
         sides = sides if sides is not None else list(self.sides.all())
         return rules.MatchRules(

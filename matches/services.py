@@ -254,17 +254,8 @@ def _deals(match: Match) -> list[Deal]:
     return list(match.deals.order_by("number"))
 
 
-def closed(match: Match) -> str | None:
-    """Why the match's deals cannot change now, in words; None while it is in progress."""
-    if match.status == Status.ABANDONED:
-        return _("This match was stopped. Reopen it to change it.")
-    if match.is_finished:
-        return _("This match is finished. Reopen it to change it.")
-    return None
-
-
 def _open(match: Match) -> None:
-    if (why := closed(match)) is not None:
+    if (why := match.why_closed) is not None:
         raise MatchClosed(why)
 
 

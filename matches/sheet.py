@@ -356,8 +356,9 @@ def history(table: Table, params: QueryDict) -> dict:
 
 
 # What differs from one phone to the next in an otherwise identical sheet page. Stand-ins
-# drawn at random as the process starts (the pages are cached in it): no name typed at the
-# table can be one of them, and none ever leaves the server.
+# drawn at random as the process starts: no name typed at the table can be one of them, and
+# none ever leaves the server. The pages are cached in this process (LocMemCache): a cache
+# shared between processes would need stand-ins shared by them too.
 _PER_REQUEST = {
     what: f"per-request-{what}-{secrets.token_hex(16)}" for what in ("csrf", "nonce", "key")
 }

@@ -613,7 +613,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         "form": form,
         "side_names": tuple(s.name for s in sides),
         "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
-        "closed": services.closed(match),  # said before anything is typed in vain
+        "closed": match.why_closed,  # said before anything is typed in vain
     }
     return render(request, "matches/edit_deal.html", context)
 

@@ -13,16 +13,20 @@
       element.hidden = false;
     });
   }
+  // Focus, and bring into sight: focus() alone may not scroll (after an HTMX swap, htmx has
+  // given focus back to the field that had it, while the page scrolled elsewhere).
+  function bringTo(target) {
+    if (!target) return;
+    if (target.tabIndex < 0 && !target.hasAttribute("tabindex")) target.tabIndex = -1;
+    target.focus();
+    target.scrollIntoView({ block: "center" });
+  }
+  window.bringTo = bringTo; // sheet.js (loaded after this file) uses it after a save
   // A form sent without HTMX comes back whole: focus goes to what it says is wrong, which
   // may be out of sight (an alert drawn with the page is not always read out).
   function focusError() {
-    var field = document.querySelector("main [aria-invalid=true]");
-    var list = document.querySelector("main .errorlist");
-    var target = field || list;
-    if (!target) return;
-    if (target === list) target.tabIndex = -1;
-    target.focus();
-    target.scrollIntoView({ block: "center" });
+    bringTo(document.querySelector("main [aria-invalid=true]") ||
+      document.querySelector("main .errorlist"));
   }
   document.addEventListener("DOMContentLoaded", function () {
     reveal(document);

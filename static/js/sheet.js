@@ -94,11 +94,7 @@
       "#deal-errors, #sheet [aria-invalid=true], #sheet .errorlist[tabindex], " +
         "#sheet .notice[tabindex], #sheet .result"
     );
-    if (!target) return;
-    target.focus();
-    // Focus alone may not scroll: htmx gives focus back to the field that had it, so
-    // focus() finds it focused already, while the swap left the page scrolled elsewhere.
-    target.scrollIntoView({ block: "center" });
+    window.bringTo(target);
   });
 
   // Keep the screen awake during a match, where the browser can.
