@@ -183,9 +183,12 @@ def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(p
     phone.get_by_role("link", name="New match").click()
     phone.locator("#id_player_1").fill("Beppe")
     expect(phone.locator('[data-seat="1"]')).to_have_text("Beppe")
+    expect(phone.get_by_text("The two players deal in turn.")).to_be_hidden()
     phone.get_by_label("Two players (Tressette in due)").check()
     expect(phone.locator("#id_player_2")).to_be_hidden()
     expect(phone.locator(".seat-3")).to_be_hidden()
+    expect(phone.get_by_text("partners opposite", exact=False)).to_be_hidden()
+    expect(phone.get_by_text("The two players deal in turn.")).to_be_visible()
 
 
 def test_enter_in_the_count_counts_and_saves_nothing(phone):
