@@ -182,7 +182,8 @@ class Sheet:
         roles given by their `scorer_token` (see etag_for); None when the sheet has changed.
         Compressed answers carry the weak form of the ETag (W/"..."): both mean "unchanged".
         """
-        sent = request.headers.get("If-None-Match", "").removeprefix("W/")
+        # From META: request.headers would build a dict of every header, on every poll.
+        sent = request.META.get("HTTP_IF_NONE_MATCH", "").removeprefix("W/")
         if sent and any(
             sent == cls.etag_for(match_id, revision, request, token) for token in scorer_tokens
         ):

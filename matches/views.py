@@ -107,11 +107,12 @@ def table_page(view):
     def wrapped(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         response["X-Robots-Tag"] = "noindex, nofollow"
-        patch_cache_control(response, private=True, no_cache=True)
+        directives = {"private": True, "no_cache": True}
         if request.htmx:
             # Never kept by the browser's cache: the sheet's script sends its own ETag, and a
             # kept fragment could outlive the role (viewer, scorer) it was drawn for.
-            patch_cache_control(response, no_store=True)
+            directives["no_store"] = True
+        patch_cache_control(response, **directives)  # once: every phone's polls pass here
         patch_vary_headers(response, ["HX-Request"])
         return response
 
