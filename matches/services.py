@@ -103,8 +103,8 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
     Every caller is about to add or rename one: the table's row is locked first, so two
     phones adding "Élodie" and "élodie" at once take turns and the second is told.
     """
-    # No key update: it waits for the others adding or renaming, not for rows that merely
-    # point at the table (a rematch's new match, say, holding its own match's row meanwhile).
+    # No key update: it waits for the others adding or renaming a player, not for writes
+    # that merely point at the table (a new match, its sides).
     Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
     wanted = name_key(name)
     alike = [
@@ -180,25 +180,35 @@ def start_match(
             % {"name": named[1]}
         )
     seated = [[_player_named(table, name) for name in side] for side in players]
-    settings = {"line": line, "tie_rule": tie_rule, "claims_allowed": claims_allowed}
-    return _seat(table, seated, named, settings, first_dealer=first_dealer, by=by)
+    return _seat(
+        table,
+        seated,
+        named,
+        line=line,
+        tie_rule=tie_rule,
+        claims_allowed=claims_allowed,
+        first_dealer=first_dealer,
+        by=by,
+    )
 
 
 def _seat(
     table: Table,
     seated: list[list[Player]],
     side_names: list[str],
-    settings: dict,
     *,
+    line: int,
+    tie_rule: str,
+    claims_allowed: bool,
     first_dealer: int,
     by: str,
 ) -> Match:
-    """A new match of these players and sides, checked already; `settings` as _settings."""
+    """A new match of these players and sides, checked already."""
     match = Match.objects.create(
         table=table,
-        line=rules.check_line(settings["line"]),
-        tie_rule=TieRule(settings["tie_rule"]),
-        claims_allowed=settings["claims_allowed"],
+        line=rules.check_line(line),
+        tie_rule=TieRule(tie_rule),
+        claims_allowed=claims_allowed,
         players_per_side=len(seated[0]),
         first_dealer=first_dealer,
     )
@@ -224,8 +234,8 @@ def _settings(match: Match) -> dict:
     }
 
 
-def _log(match: Match, action: str, by: str, **values) -> None:
-    Change.objects.create(match=match, action=action, by=by[:80], **values)
+def _log(match: Match, action: str, by: str, **values) -> Change:
+    return Change.objects.create(match=match, action=action, by=by[:80], **values)
 
 
 def _lock(match: Match) -> Match:
@@ -427,8 +437,9 @@ def _store_scores(deals: Sequence[Deal], result: rules.Outcome) -> None:
 
 
 @atomic
-def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
-    """Delete the last deal, naming it: a deal another phone just added is never hit."""
+def delete_last_deal(*, match: Match, number: int, by: str = "") -> Change:
+    """Delete the last deal, naming it: a deal another phone just added is never hit.
+    Returns the log's entry of it (a deletion the other phones are told of)."""
     match = _lock(match)
     _open(match)
     last = match.deals.order_by("-number").first()
@@ -437,10 +448,11 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> None:
             _("Deal %(number)s is no longer the last deal. Check the sheet and try again.")
             % {"number": number}
         )
-    _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
+    logged = _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
     last.delete()
     deals = _deals(match)
     _touch(match, totals=match.outcome(deals).totals)
+    return logged
 
 
 @atomic
@@ -516,16 +528,16 @@ def rematch(*, match: Match, by: str = "") -> Match:
     deal passes on to the right, as it would have for one more deal. Once started, the same
     rematch for every phone that asks (until the match is reopened)."""
     match = _lock(match)
-    if match.next_match_id is not None:
-        return Match.objects.get(pk=match.next_match_id)
     if not match.is_finished:
         raise ServiceError(_("This match is still being played: end or stop it first."))
+    if match.next_match_id is not None:
+        return Match.objects.get(pk=match.next_match_id)
     sides = list(match.sides.select_related("first_player", "second_player"))
     again = _seat(
         match.table,
         [side.players for side in sides],  # as they sat: no name is looked up again
         [side.name for side in sides],
-        _settings(match),
+        **_settings(match),
         first_dealer=rules.dealer_for(
             match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
         ),

@@ -304,12 +304,12 @@ class Sheet:
         }
 
     def poll_context(
-        self, request: HttpRequest, *, link_changed: bool = False, deleted_here: str = ""
+        self, request: HttpRequest, *, link_changed: bool = False, deleted_here: int | None = None
     ) -> dict:
         """A poll refreshes the sheet; the entry form too, unless the phone is typing in it.
         `link_changed`: the phone joined through a scorer link that has since been replaced,
         so the form it was using goes even mid-typing, and the sheet says why.
-        `deleted_here`: "match id:deal number" of the deal this phone deleted last."""
+        `deleted_here`: the log entry (its id) of the deal this phone deleted last."""
         context = self.context(notice={"link_changed": link_changed})
         typing = request.GET.get("typing") == "1"
         shown = request.GET.get("number", "")
@@ -320,20 +320,16 @@ class Sheet:
         )
         return context
 
-    def _deleted_elsewhere(self, deleted_here: str) -> int | None:
+    def _deleted_elsewhere(self, deleted_here: int | None) -> int | None:
         """The last deal, deleted on another phone, while it can still be put back (nothing
         was saved since): every other scorer is told, and may restore it. Else None."""
         number = self.outcome.next_number
-        if (
-            not self.can_score
-            or self.match.is_finished
-            or deleted_here == f"{self.match.pk}:{number}"
-        ):
+        if not self.can_score or self.match.is_finished:
             return None
         last = self.match.changes.order_by("-id").first()
         if last is None or last.action != Action.DEAL_DELETED or last.deal_number != number:
             return None
-        return number
+        return None if last.pk == deleted_here else number
 
 
 def history(table: Table, params: QueryDict) -> dict:

@@ -65,7 +65,7 @@ from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
 LABEL = "label"  # session key: the name this phone chose, for the change log
-DELETED = "deleted"  # session key: "match id:deal number" of the deal this phone deleted last
+DELETED = "deleted"  # session key: the log entry of the deal this phone deleted last
 
 
 def _joined(request: HttpRequest) -> dict[str, str]:
@@ -465,7 +465,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         if request.GET.get("closed") and not sheet.match.is_finished:
             # Reopened on another phone: the whole page changes shape (the entry form is back).
             return HttpResponseClientRefresh()
-        deleted_here = request.session.get(DELETED, "")
+        deleted_here = request.session.get(DELETED)
         context = sheet.poll_context(request, link_changed=former, deleted_here=deleted_here)
         response = render(request, "matches/match.html#poll", context)
     elif request.htmx or request.GET or former:
@@ -640,8 +640,8 @@ def _act(
 @require_POST
 def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
     def delete(*, match: Match, by: str) -> None:
-        services.delete_last_deal(match=match, number=number, by=by)
-        request.session[DELETED] = f"{match.pk}:{number}"  # this phone is not "another phone"
+        logged = services.delete_last_deal(match=match, number=number, by=by)
+        request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
 
     return _act(request, token, match_id, delete, done={"deleted": number})
 

@@ -127,7 +127,7 @@ def test_a_rematch_is_exported_and_imported_with_its_link():
     copies = list(imported.matches.order_by("started_at", "pk"))
     assert copies[0].next_match == copies[3] and copies[3].previous_match == copies[0]
     assert services.rematch(match=copies[0]) == copies[3]  # not a second one
-    assert again.table_id == table.pk
+    assert again.table_id == table.pk and again.pk != copies[3].pk  # the copy's own
 
 
 @pytest.mark.django_db

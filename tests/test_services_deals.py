@@ -215,8 +215,9 @@ def test_a_second_rematch_opens_the_first_and_the_old_sheet_changes():
 def test_a_rematch_seats_the_same_players_even_where_names_now_compare_alike():
     """A table from before names were compared ignoring accents may hold Niccolo and
     Niccolò as two players: the rematch seats each as he sat, by no name lookup."""
-    match = MatchFactory(sides=[["Niccolo"], ["Beppe"]], players_per_side=1)
-    Player.objects.create(table=match.table, name="Niccolò")
+    # Seated: Niccolò; a name lookup would find Niccolo first (he sorts first).
+    match = MatchFactory(sides=[["Niccolò"], ["Beppe"]], players_per_side=1)
+    Player.objects.create(table=match.table, name="Niccolo")
     services.stop_match(match=match)
     again = services.rematch(match=match)
     assert again.sides.get(position=0).first_player == match.sides.get(position=0).first_player

@@ -841,6 +841,10 @@ def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
     other.post(sheet_url + "deals/2/restore", **HX)
     assert match.deals.count() == 2
     assert told not in other.get(sheet_url + "?poll=1&number=3&typing=0", **HX).text
+    # Now the other phone deletes deal 2: the first is told, though it deleted a deal 2 once.
+    other.post(sheet_url + "deals/2/delete", **HX)
+    assert told in scorer.get(sheet_url + "?poll=1&number=3&typing=0", **HX).text
+    assert told not in other.get(sheet_url + "?poll=1&number=2&typing=0", **HX).text
 
 
 def test_saved_settings_and_a_reopen_are_said_where_focus_can_go(scorer, match, sheet_url):
