@@ -400,7 +400,8 @@ def validate_document(document: object) -> TableImport:
             checked.append(_match(match, gettext("Match %(match)s") % {"match": index}, players))
         except ImportInvalid as invalid:
             messages += invalid.messages
-    messages += _check_rematches(checked)
+    if not messages:  # then `checked` holds every match, numbered as in the file
+        messages = _check_rematches(checked)
     if messages:
         if len(messages) > MAX_MESSAGES:
             more = len(messages) - MAX_MESSAGES
@@ -413,17 +414,23 @@ def validate_document(document: object) -> TableImport:
 
 
 def _check_rematches(matches: list[MatchImport]) -> list[str]:
-    """Each rematch is another match of the file, begun as the rematch of one match only."""
+    """A rematch is begun from an ended or stopped match, as the rematch of that one only,
+    and so begins after it: a later match in the file (which also keeps out loops)."""
     messages = []
     begun_from: dict[int, int] = {}
     for number, match in enumerate(matches, start=1):
         if match.rematch is None:
             continue
         where = gettext("Match %(match)s") % {"match": number}
-        if not 1 <= match.rematch <= len(matches) or match.rematch == number:
+        if match.status == Status.IN_PROGRESS:
+            messages.append(
+                gettext("%(where)s: a match still being played has no rematch yet.")
+                % {"where": where}
+            )
+        elif not number < match.rematch <= len(matches):
             messages.append(
                 gettext(
-                    "%(where)s: “rematch” must be the number of another match in the file, "
+                    "%(where)s: “rematch” must be the number of a later match in the file, "
                     "not %(found)s."
                 )
                 % {"where": where, "found": match.rematch}

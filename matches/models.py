@@ -194,6 +194,11 @@ class Match(models.Model):
                 ),
                 name="match_finished_has_result",
             ),
+            # A rematch is begun from an ended or stopped match; reopened, it has none.
+            models.CheckConstraint(
+                condition=Q(next_match__isnull=True) | ~Q(status=Status.IN_PROGRESS),
+                name="match_rematch_only_when_closed",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -133,9 +133,22 @@ def test_a_rematch_is_exported_and_imported_with_its_link():
 @pytest.mark.django_db
 def test_two_matches_cannot_share_one_rematch():
     doc = document()
-    doc["matches"].append(copy.deepcopy(doc["matches"][1]))
+    doc["matches"].insert(1, copy.deepcopy(doc["matches"][0]))
     doc["matches"][0]["rematch"] = doc["matches"][1]["rematch"] = 3
     assert refused(doc) == ["Match 2: match 3 is already the rematch of match 1."]
+
+
+@pytest.mark.django_db
+def test_a_rematch_problem_is_named_only_once_every_match_reads_well():
+    """Match numbers are the file's: checked while match 1 is refused, match 2 would be
+    counted as the first."""
+    doc = document()
+    doc["matches"][0]["line"] = 5
+    doc["matches"].insert(1, copy.deepcopy(doc["matches"][1]))
+    doc["matches"][1]["status"] = "abandoned"
+    doc["matches"][1]["finished_at"] = doc["matches"][1]["started_at"]
+    doc["matches"][1]["rematch"] = 3
+    assert [m.split(":")[0] for m in refused(doc)] == ["Match 1"]
 
 
 @pytest.mark.django_db
@@ -313,13 +326,17 @@ REFUSALS = {
         ),
         "Match 1: the file says it was stopped undecided, but its deals decide it.",
     ),
+    "rematch_of_a_match_in_progress": (
+        change("matches.1.rematch", 1),
+        "Match 2: a match still being played has no rematch yet.",
+    ),
     "rematch_of_itself": (
-        change("matches.1.rematch", 2),
-        "Match 2: “rematch” must be the number of another match in the file, not 2.",
+        change("matches.0.rematch", 1),
+        "Match 1: “rematch” must be the number of a later match in the file, not 1.",
     ),
     "rematch_not_in_the_file": (
         change("matches.0.rematch", 3),
-        "Match 1: “rematch” must be the number of another match in the file, not 3.",
+        "Match 1: “rematch” must be the number of a later match in the file, not 3.",
     ),
     "rematch_not_a_number": (
         change("matches.0.rematch", "2"),

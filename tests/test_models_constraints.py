@@ -69,6 +69,10 @@ def test_a_finished_match_has_its_result():
     assert refused(Match, table=TableFactory(), status="finished")
 
 
+def test_a_match_in_progress_has_no_rematch():
+    assert refused(Match, table=TableFactory(), next_match=MatchFactory())
+
+
 def test_a_match_in_progress_has_no_winner():
     assert refused(Match, table=TableFactory(), winner=0)
 
