@@ -16,6 +16,14 @@
       if (tag) lastEtag = tag;
     }
   });
+  // A poll that brought a change says the totals in a sentence, for a screen reader; this
+  // phone's own saves are said where focus goes instead.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (window.requestOrigin(event).id !== "live" || event.detail.xhr.status !== 200) return;
+    var said = document.querySelector("#live [data-announce]");
+    var region = document.getElementById("announce");
+    if (said && region) region.textContent = said.textContent;
+  });
 
   function form() { return document.getElementById("deal-form"); }
 
