@@ -255,16 +255,21 @@ def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
 
 
 def table_json_chunks(table: Table) -> Iterator[str]:
-    """The whole table as a JSON document (version 1), one match per chunk."""
+    """The whole table as a JSON document (version 1), one match per chunk.
+
+    The matches begun by the time it was exported: each match's number in the file, which a
+    rematch is named by, is counted first, and a match begun meanwhile would shift them.
+    """
+    exported_at = timezone.now()
     head = {
         "format": FORMAT,
         "version": VERSION,
-        "exported_at": timezone.now().isoformat(),
+        "exported_at": exported_at.isoformat(),
         "table": {"name": table.name},
         "players": list(table.players.order_by("pk").values_list("name", flat=True)),
     }
     yield _dumps(head)[:-1] + ', "matches": ['
-    matches = Match.objects.filter(table=table)
+    matches = Match.objects.filter(table=table, started_at__lte=exported_at)
     ids = matches.order_by("started_at", "pk").values_list("pk", flat=True)  # as _BY_MATCH
     numbers = {pk: number for number, pk in enumerate(ids.iterator(), start=1)}
     separator = "\n"

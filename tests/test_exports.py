@@ -304,3 +304,15 @@ def test_an_italian_csv_is_split_at_semicolons_as_italian_spreadsheets_expect():
     assert {len(row) for row in rows} == {len(exports.CSV_HEADER)}
     english = "".join(exports.table_csv_rows(table))  # this module's tests run in English
     assert english.splitlines()[0].startswith("Match,Date,Deal,")
+
+
+@pytest.mark.django_db
+def test_a_match_begun_while_the_json_is_written_is_left_out_and_shifts_no_number():
+    table = build_evening()
+    first = table.matches.order_by("started_at", "pk").first()
+    chunks = exports.table_json_chunks(table)
+    head = next(chunks)
+    services.rematch(match=first)  # begun once the export started
+    document = json.loads(head + "".join(chunks))
+    assert len(document["matches"]) == 3
+    assert [match["rematch"] for match in document["matches"]] == [None, None, None]
