@@ -257,23 +257,22 @@ def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
 def table_json_chunks(table: Table) -> Iterator[str]:
     """The whole table as a JSON document (version 1), one match per chunk.
 
-    The matches begun by the time it was exported: each match's number in the file, which a
-    rematch is named by, is counted first, and a match begun meanwhile would shift them.
+    Each match's number in the file, which a rematch is named by, is counted first: the
+    matches written are those counted (a match begun meanwhile has a later id).
     """
-    exported_at = timezone.now()
     head = {
         "format": FORMAT,
         "version": VERSION,
-        "exported_at": exported_at.isoformat(),
+        "exported_at": timezone.now().isoformat(),
         "table": {"name": table.name},
         "players": list(table.players.order_by("pk").values_list("name", flat=True)),
     }
-    yield _dumps(head)[:-1] + ', "matches": ['
-    matches = Match.objects.filter(table=table, started_at__lte=exported_at)
+    matches = Match.objects.filter(table=table)
     ids = matches.order_by("started_at", "pk").values_list("pk", flat=True)  # as _BY_MATCH
     numbers = {pk: number for number, pk in enumerate(ids.iterator(), start=1)}
+    yield _dumps(head)[:-1] + ', "matches": ['
     separator = "\n"
-    for scored in _scored_matches(matches, with_log=True):
+    for scored in _scored_matches(matches.filter(pk__lte=max(numbers, default=0)), with_log=True):
         yield separator + _dumps(_match_document(scored, numbers))
         separator = ",\n"
     yield "\n]}\n"

@@ -541,3 +541,13 @@ def test_a_real_export_with_thousands_of_objects_is_read_in_full():
     raw = "".join(exports.table_json_chunks(table)).encode()
     assert raw.count(b"{") + raw.count(b"[") > 1000  # the density check applies
     assert len(parse_document(raw)["matches"]) == 40
+
+
+@pytest.mark.django_db
+def test_a_match_dated_in_the_future_is_exported_again():
+    """An import may date a match years ahead: the export still holds it (it once kept
+    only the matches begun by its own time)."""
+    doc = document()
+    doc["matches"][1]["started_at"] = "2999-01-01T00:00:00+00:00"
+    table = services.import_table(document=doc)
+    assert len(json_document(table)["matches"]) == 2
