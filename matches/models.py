@@ -440,6 +440,9 @@ class Change(models.Model):
 
     class Meta:
         ordering = ["match", "-at", "-id"]
+        # A match's latest entries, read by every phone's poll after a change: without it
+        # PostgreSQL walks the whole log backwards from the newest entry of any match.
+        indexes = [models.Index(fields=["match", "id"], name="change_match_latest")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(action__in=Action.values), name="change_action_valid"
