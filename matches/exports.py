@@ -427,25 +427,27 @@ def _check_rematches(matches: list[MatchImport]) -> list[str]:
             continue
         where = gettext("Match %(match)s") % {"match": number}
         if match.status == Status.IN_PROGRESS:
-            messages.append(
-                gettext("%(where)s: a match still being played has no rematch yet.")
-                % {"where": where}
+            refused = _fail(
+                "%(where)s: a match still being played has no rematch yet.", where=where
             )
         elif not number < match.rematch <= len(matches):
-            messages.append(
-                gettext(
-                    "%(where)s: “rematch” must be the number of a later match in the file, "
-                    "not %(found)s."
-                )
-                % {"where": where, "found": match.rematch}
+            refused = _fail(
+                "%(where)s: “rematch” must be the number of a later match in the file, "
+                "not %(found)s.",
+                where=where,
+                found=match.rematch,
             )
         elif match.rematch in begun_from:
-            messages.append(
-                gettext("%(where)s: match %(rematch)s is already the rematch of match %(other)s.")
-                % {"where": where, "rematch": match.rematch, "other": begun_from[match.rematch]}
+            refused = _fail(
+                "%(where)s: match %(rematch)s is already the rematch of match %(other)s.",
+                where=where,
+                rematch=match.rematch,
+                other=begun_from[match.rematch],
             )
         else:
             begun_from[match.rematch] = number
+            continue
+        messages += refused.messages
     return messages
 
 
