@@ -26,6 +26,12 @@ _STATE_SQL = (
 )
 
 
+def is_htmx(request: HttpRequest) -> bool:
+    """`request.htmx`, read from META: django-htmx reads `request.headers`, a dict of every
+    header built on first use, and every phone's poll asks this."""
+    return request.META.get("HTTP_HX_REQUEST") == "true"
+
+
 def _outcome_key(match: Match) -> str:
     return f"outcome:{match.pk}:{match.revision}"
 
@@ -168,7 +174,7 @@ class Sheet:
             revision,
             scorer_token,
             get_language(),
-            int(bool(request.htmx)),
+            int(is_htmx(request)),
             request.META.get("QUERY_STRING", ""),
         ]
         digest = hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()

@@ -60,7 +60,7 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Player, Side, Status, Table
-from matches.sheet import Sheet, history, load_match, sheet_page
+from matches.sheet import Sheet, history, is_htmx, load_match, sheet_page
 from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -108,7 +108,7 @@ def table_page(view):
         response = view(request, *args, **kwargs)
         response["X-Robots-Tag"] = "noindex, nofollow"
         directives = {"private": True, "no_cache": True}
-        if request.htmx:
+        if is_htmx(request):
             # Never kept by the browser's cache: the sheet's script sends its own ETag, and a
             # kept fragment could outlive the role (viewer, scorer) it was drawn for.
             directives["no_store"] = True
@@ -443,7 +443,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     revision, table_id, scorer_token = state
-    if request.htmx:
+    htmx = is_htmx(request)
+    if htmx:
         # An HTMX request's ETag is the one the sheet's script kept from an earlier answer on
         # this page (fragments are never stored by the browser: see table_page), drawn for
         # this phone as a viewer or a scorer; joining loads a new page, and a new scorer link
@@ -460,7 +461,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     # A phone that joined through a scorer link since replaced: told why it may only watch.
     former = not scorer and str(table_id) in _joined(request)
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
-    if request.htmx and request.GET.get("poll"):
+    if htmx and request.GET.get("poll"):
         sheet = _sheet(request, token, match_id, scorer)
         if request.GET.get("closed") and not sheet.match.is_finished:
             # Reopened on another phone: the whole page changes shape (the entry form is back).
@@ -468,7 +469,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         deleted_here = request.session.get(DELETED)
         context = sheet.poll_context(request, link_changed=former, deleted_here=deleted_here)
         response = render(request, "matches/match.html#poll", context)
-    elif request.htmx or request.GET or former:
+    elif htmx or request.GET or former:
         # What the phone just did (?saved=4, ?edited=2), said above the sheet. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().
         notice = {
