@@ -16,7 +16,7 @@ from django.db.models import Model
 from django.utils import timezone
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Match, Player, Side, Status, Table
+from matches.models import Action, Change, Deal, Match, Player, Side, Status, Table, pair_name
 
 SHEET_LINE = 101
 BATCH = 2000
@@ -182,7 +182,7 @@ def store(table: Table, plans: Iterable[Plan]) -> list[Match]:
             Side(
                 match=match,
                 position=position,
-                name=services.default_side_name([p.name for p in players]),
+                name=pair_name([p.name for p in players]),
                 first_player=players[0],
                 second_player=players[1],
             )

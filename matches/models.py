@@ -6,6 +6,7 @@ The scoring itself lives in `matches.rules`; these models only keep its inputs a
 import re
 import secrets
 import unicodedata
+from collections.abc import Sequence
 
 from django.db import models
 from django.db.models import F, Q
@@ -254,6 +255,12 @@ class Match(models.Model):
         )
 
 
+def pair_name(names: Sequence[str]) -> str:
+    """A side's name unless the table gives it one: "Alice & Carla", or "Alice" alone in
+    tressette in due."""
+    return " & ".join(name.strip() for name in names)
+
+
 class Side(models.Model):
     """One of a match's two sides, in seat order: position 0 holds seats 0 and 2, 1 holds 1, 3."""
 
@@ -282,6 +289,13 @@ class Side(models.Model):
     @property
     def players(self) -> list[Player]:
         return [p for p in (self.first_player, self.second_player) if p is not None]
+
+    @property
+    def named_after_pair(self) -> bool:
+        """Named after its two players ("Alice & Carla"): the scoreboard shows them a line
+        each, so that a long first name cannot hide the partner's."""
+        players = self.players
+        return len(players) == 2 and self.name == pair_name([p.name for p in players])
 
 
 def _per_side(name: str, **kwargs) -> tuple[models.Field, models.Field]:

@@ -25,6 +25,7 @@ from matches.models import (
     TieRule,
     name_key,
     new_token,
+    pair_name,
 )
 
 
@@ -145,11 +146,6 @@ def _player_named(table: Table, name: str) -> Player:
 # --- Matches ------------------------------------------------------------------
 
 
-def default_side_name(players: Sequence[str]) -> str:
-    """ "Alice & Carla" for a pair, "Alice" alone in tressette in due."""
-    return " & ".join(name.strip() for name in players)
-
-
 @atomic
 def start_match(
     *,
@@ -170,7 +166,7 @@ def start_match(
     if len(set(names)) != len(names):
         raise ServiceError(_("A player can sit only once at a match."))
     named = [
-        (typed or "").strip() or default_side_name(side)
+        (typed or "").strip() or pair_name(side)
         for typed, side in zip(side_names, players, strict=True)
     ]
     if name_key(named[0]) == name_key(named[1]):

@@ -46,7 +46,7 @@ class MatchFactory(factory.django.DjangoModelFactory):
             SideFactory(
                 match=match,
                 position=position,
-                name=" & ".join(pair),
+                name=models.pair_name(pair),
                 first_player=players[0],
                 second_player=players[1] if len(players) > 1 else None,
             )

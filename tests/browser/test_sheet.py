@@ -10,7 +10,7 @@ from matches.models import Deal, Match
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def create_table_and_match(page, *, line="21", tie_rule=None, pair=True):
+def create_table_and_match(page, *, line="21", tie_rule=None, pair=True, names=None):
     page.goto("/")
     page.get_by_label("Table name").fill("Bar Sport")
     page.get_by_role("button", name="Create table").click()
@@ -18,7 +18,7 @@ def create_table_and_match(page, *, line="21", tie_rule=None, pair=True):
     if not pair:
         page.get_by_label("Two players (Tressette in due)").check()
     fields = page.locator("input[list=known-players]")
-    names = ["Alice", "Carla", "Beppe", "Dino"] if pair else ["Alice", "", "Beppe", ""]
+    names = names or (["Alice", "Carla", "Beppe", "Dino"] if pair else ["Alice", "", "Beppe", ""])
     # Field order on the page: side 1 first player, partner, side 2 first player, partner.
     for field, name in zip(fields.all(), names, strict=True):
         if name:
@@ -160,6 +160,22 @@ def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screensho
     expect(page.locator("#deal-1")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     screenshot(page, "sheet-360")
+
+
+def test_a_long_first_name_hides_no_partner_in_the_scoreboard_at_320_px(new_phone):
+    page = new_phone(viewport={"width": 320, "height": 640})
+    long = "Maria Grazia Annunziata Esposito-Russo"
+    create_table_and_match(page, names=[long, "Bruno", "Gianfranco", "Salvatore"])
+    lines = page.locator(".scoreboard .side-0 .side-name .clip")
+    expect(lines).to_have_text([long, "& Bruno"])
+    # The first name is cut with an ellipsis inside the card; the partner's line is whole.
+    cut, whole = (line.evaluate("e => e.scrollWidth > e.clientWidth") for line in lines.all())
+    assert cut and not whole
+    card = page.locator(".scoreboard .side-0").bounding_box()
+    for line in lines.all():
+        box = line.bounding_box()
+        assert box["height"] > 0 and box["x"] + box["width"] <= card["x"] + card["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
 
 
 def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):

@@ -216,6 +216,22 @@ def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, shee
     assert '<span class="clip">Alessandra' in html
 
 
+def test_the_scoreboard_shows_a_pair_a_player_a_line_so_a_long_name_hides_no_partner(db, client):
+    long = "Maria Grazia Annunziata Esposito-Russo"
+    match = MatchFactory(sides=[[long, "Bruno"], ["Gianfranco", "Dino"]])
+    match.sides.filter(position=1).update(name="I Leoni")  # a name the table gave the side
+    html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)
+    scoreboard = html.content.decode().split('class="scoreboard"')[1].split("</section>")[0]
+    assert (
+        f'<span class="side-name pair"><span class="clip">{long}</span>'
+        '<span class="clip">&amp; Bruno</span></span>'
+    ) in scoreboard
+    assert '<span class="side-name">I Leoni</span>' in scoreboard
+    due = MatchFactory(players_per_side=1)
+    html = client.get(reverse("match", args=[due.table.viewer_token, due.pk]), **EN)
+    assert '<span class="side-name">Alice</span>' in html.content.decode()
+
+
 def test_counting_the_pile_fills_in_both_sides_card_points(scorer, deal_url):
     data = deal_data(a="", b="", da="", db="", count="1", count_side="1")
     data.update(aces="1", figures="7", last_trick="")
