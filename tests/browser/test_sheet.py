@@ -10,9 +10,11 @@ from matches.models import Deal, Match
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def create_table_and_match(page, *, line="21", tie_rule=None, pair=True, names=None):
+def create_table_and_match(
+    page, *, line="21", tie_rule=None, pair=True, names=None, table="Bar Sport"
+):
     page.goto("/")
-    page.get_by_label("Table name").fill("Bar Sport")
+    page.get_by_label("Table name").fill(table)
     page.get_by_role("button", name="Create table").click()
     page.get_by_role("link", name="New match").click()
     if not pair:
@@ -162,10 +164,10 @@ def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screensho
     screenshot(page, "sheet-360")
 
 
-def test_a_long_first_name_hides_no_partner_in_the_scoreboard_at_320_px(new_phone):
+def test_long_names_hide_no_partner_and_no_table_name_at_320_px(new_phone):
     page = new_phone(viewport={"width": 320, "height": 640})
-    long = "Maria Grazia Annunziata Esposito-Russo"
-    create_table_and_match(page, names=[long, "Bruno", "Gianfranco", "Salvatore"])
+    long, table = "Maria Grazia Annunziata Esposito-Russo", "Circolo Ricreativo di San Bartolomeo"
+    create_table_and_match(page, names=[long, "Bruno", "Gianfranco", "Salvatore"], table=table)
     lines = page.locator(".scoreboard .side-0 .side-name .clip")
     expect(lines).to_have_text([long, "& Bruno"])
     # The first name is cut with an ellipsis inside the card; the partner's line is whole.
@@ -176,6 +178,11 @@ def test_a_long_first_name_hides_no_partner_in_the_scoreboard_at_320_px(new_phon
         box = line.bounding_box()
         assert box["height"] > 0 and box["x"] + box["width"] <= card["x"] + card["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    # The table's own page names it whole, on as many lines as it takes.
+    page.locator(".crumb").click()
+    heading = page.get_by_role("heading", level=1)
+    expect(heading).to_have_text(table)
+    assert heading.evaluate("e => e.scrollWidth <= e.clientWidth")
 
 
 def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):
