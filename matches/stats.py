@@ -33,7 +33,8 @@ class Record:
 
     @property
     def points_per_deal(self) -> float:
-        return round(self.points / self.deals, 1) if self.deals else 0.0
+        # To a tenth, half up like win_rate: 21 points in 4 deals is 5.3, not round()'s 5.2.
+        return (20 * self.points + self.deals) // (2 * self.deals) / 10 if self.deals else 0.0
 
     @property
     def streak(self) -> tuple[str, int]:
@@ -62,7 +63,8 @@ def _matches(table: Table) -> list[Match]:
     return list(
         Match.objects.filter(table=table, status=Status.FINISHED)
         .annotate(deal_count=Count("deals"), **per_side)
-        .order_by("finished_at", "pk")
+        # In the order they were played: a match reopened and ended again keeps its place.
+        .order_by("started_at", "pk")
     )
 
 
