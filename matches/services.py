@@ -129,11 +129,21 @@ def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
     if (same := _named(player.table, name, exclude=player.pk)) is not None:
         raise NameTaken(_("%(name)s already plays at this table.") % {"name": same.name})
+    before = player.name
     player.name = name
     player.save(update_fields=["name"])
+    # A side named after its players ("Alice & Dino", unless the table named it) takes the
+    # new name too: a rename mends a typo on every sheet.
+    seated = Q(first_player=player) | Q(second_player=player)
+    sides = list(Side.objects.filter(seated).select_related("first_player", "second_player"))
+    renamed = []
+    for side in sides:
+        if side.name == pair_name([before if p == player else p.name for p in side.players]):
+            side.name = pair_name([p.name for p in side.players])
+            renamed.append(side)
+    Side.objects.bulk_update(renamed, ["name"])
     # Sheets show who deals: every sheet this player sits at has changed.
-    seated = Q(sides__first_player=player) | Q(sides__second_player=player)
-    Match.objects.filter(pk__in=Match.objects.filter(seated).values("pk")).update(
+    Match.objects.filter(pk__in={side.match_id for side in sides}).update(
         revision=F("revision") + 1
     )
     return player

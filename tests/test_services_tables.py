@@ -32,6 +32,20 @@ def test_player_names_are_unique_per_table_whatever_the_case():
     assert services.rename_player(player=other, name="Carlotta").name == "Carlotta"
 
 
+def test_a_rename_mends_the_sides_named_after_the_player_and_no_other():
+    table = TableFactory()
+    pair = services.start_match(table=table, players=[["Alice", "Dino"], ["Beppe", "Carla"]])
+    named = services.start_match(
+        table=table, players=[["Dino", "Alice"], ["Beppe", "Carla"]], side_names=["I Lupi", ""]
+    )
+    due = services.start_match(table=table, players=[["Dino"], ["Beppe"]])
+    services.rename_player(player=Player.objects.get(table=table, name="Dino"), name="Dinozzo")
+    names = lambda match: [side.name for side in match.sides.order_by("position")]  # noqa: E731
+    assert names(pair) == ["Alice & Dinozzo", "Beppe & Carla"]
+    assert names(named) == ["I Lupi", "Beppe & Carla"]  # a name the table gave stays
+    assert names(due) == ["Dinozzo", "Beppe"]
+
+
 def test_a_match_seats_new_and_known_players_and_names_sides():
     table = TableFactory()
     PlayerFactory(table=table, name="Alice")
