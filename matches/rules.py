@@ -253,6 +253,12 @@ class Outcome:
     next_dealer: int
     next_number: int
 
+    @property
+    def claimer(self) -> int | None:
+        """The side whose claim decided the match (the last deal names it), else None: the
+        winner when the claim was right, the other side when it was wrong."""
+        return self.deals[-1].entry.side if self.reason == EndReason.CLAIM else None
+
 
 # --- Card points -------------------------------------------------------------
 

@@ -487,7 +487,12 @@ def end_match(*, match: Match, by: str = "") -> Match:
         match,
         Action.MATCH_ENDED,
         by,
-        new={"winner": result.winner, "reason": result.reason.value, "totals": result.totals},
+        new={
+            "winner": result.winner,
+            "reason": result.reason.value,
+            "totals": result.totals,
+            **({"claimer": result.claimer} if result.claimer is not None else {}),
+        },
     )
     return match
 

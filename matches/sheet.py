@@ -301,7 +301,7 @@ class Sheet:
                 "claim_won": False,
                 "both_at_line": False,
             }
-        claimer = outcome.deals[-1].entry.side if outcome.reason == rules.EndReason.CLAIM else None
+        claimer = outcome.claimer
         return {
             "winner_name": self.side_names[outcome.winner],
             "claimer_name": "" if claimer is None else self.side_names[claimer],

@@ -5,7 +5,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import rules, services
-from matches.models import Change, Deal
+from matches.models import Change, Deal, Match
 from tests.factories import MatchFactory
 from tests.views.conftest import deal_data
 
@@ -597,7 +597,24 @@ def test_the_history_shows_an_odd_imported_end_reason_as_it_is(scorer, match, sh
     Change.objects.create(match=match, action="match_ended", new={"reason": 5, "winner": 0})
     html = scorer.get(sheet_url + "history", **EN)
     assert html.status_code == 200
-    assert "Alice &amp; Carla · 5" in html.content.decode()
+    assert "won by Alice &amp; Carla · 5" in html.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ((10, 0), "won by Alice &amp; Carla · claimed rightly"),
+        ((5, 2), "won by Beppe &amp; Dino · wrong claim by Alice &amp; Carla"),
+    ],
+)
+def test_the_history_says_who_claimed_and_who_won(scorer, match, sheet_url, claim, said):
+    Match.objects.filter(pk=match.pk).update(claims_allowed=True)
+    match.refresh_from_db()
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    entry = rules.DealEntry(claim, (0, 0), kind=rules.DealKind.CLAIM, side=0)
+    services.record_deal(match=match, number=2, entry=entry)
+    services.end_match(match=match)
+    assert said in scorer.get(sheet_url + "history", **EN).content.decode()
 
 
 def test_a_sweeper_already_past_the_line_scores_0_without_reaching_for_it(scorer, match, sheet_url):
