@@ -12,6 +12,7 @@ import csv
 import itertools
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -341,10 +342,19 @@ class TableImport:
 _MIN_BYTES_PER_CONTAINER = 12
 
 
+# A JSON string, for counting the containers outside them: a name may be "[[Capo]]".
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"')
+_STRING_BYTES = re.compile(_STRING.pattern.encode())
+
+
 def parse_document(raw: bytes | str) -> dict:
     """The JSON object in an uploaded file; `validate_document` checks what it says."""
-    brace, bracket = (b"{", b"[") if isinstance(raw, bytes) else ("{", "[")
-    containers = raw.count(brace) + raw.count(bracket)
+    if isinstance(raw, bytes):
+        bare = _STRING_BYTES.sub(b'""', raw)
+        containers = bare.count(b"{") + bare.count(b"[")
+    else:
+        bare = _STRING.sub('""', raw)
+        containers = bare.count("{") + bare.count("[")
     if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
         raise ImportInvalid([_not_an_export()])
     try:
@@ -418,8 +428,10 @@ def validate_document(document: object) -> TableImport:
 
 
 def _check_rematches(matches: list[MatchImport]) -> list[str]:
-    """A rematch is begun from an ended or stopped match, as the rematch of that one only,
-    and so begins after it: a later match in the file (which also keeps out loops)."""
+    """A rematch is begun from an ended or stopped match, as the rematch of that one only.
+
+    It may come anywhere in the file: the export numbers matches by their start, and a match
+    dated by hand (or imported so) may start after its own rematch."""
     messages = []
     begun_from: dict[int, int] = {}
     for number, match in enumerate(matches, start=1):
@@ -430,9 +442,9 @@ def _check_rematches(matches: list[MatchImport]) -> list[str]:
             refused = _fail(
                 "%(where)s: a match still being played has no rematch yet.", where=where
             )
-        elif not number < match.rematch <= len(matches):
+        elif not 1 <= match.rematch <= len(matches) or match.rematch == number:
             refused = _fail(
-                "%(where)s: “rematch” must be the number of a later match in the file, "
+                "%(where)s: “rematch” must be the number of another match in the file, "
                 "not %(found)s.",
                 where=where,
                 found=match.rematch,
@@ -790,11 +802,16 @@ def _check_result(
             "%(where)s: the file says the match ended by %(file)s, but by the deals it ended "
             "by %(scored)s.",
             where=where,
-            file=_shown(end_reason),
-            scored=_shown(str(outcome.reason)),
+            file=_reason(end_reason),
+            scored=_reason(outcome.reason),
         )
     if finished_at is None:
         raise _fail("%(where)s: a finished match needs “finished_at”.", where=where)
+
+
+def _reason(reason: str | None) -> str:
+    """An end reason in the reader's words ("cappotto", "reached the line")."""
+    return f"“{EndReason(reason).label}”" if reason else _shown(reason)
 
 
 def _log_entry(raw: object, where: str) -> LogEntry:

@@ -186,6 +186,11 @@ def _too_many_tables(request: HttpRequest) -> bool:
 
 
 TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
+# An import is checked at length before anything is written: refused files count too.
+TOO_MANY_IMPORTS = _(
+    "Too many new tables or files to import from this address (refused files count too): "
+    "try again in an hour."
+)
 
 
 @require_safe
@@ -345,7 +350,7 @@ def import_table(request: HttpRequest) -> HttpResponse:
 @csrf_protect
 def _import(request: HttpRequest) -> HttpResponse:
     if _too_many_tables(request):
-        return _home(request, import_form=ImportForm.refused(TOO_MANY_TABLES), status=429)
+        return _home(request, import_form=ImportForm.refused(TOO_MANY_IMPORTS), status=429)
     form = ImportForm(request.POST, request.FILES)
     if form.is_valid():
         try:

@@ -1,6 +1,6 @@
 import copy
 import json
-from datetime import UTC
+from datetime import UTC, timedelta
 from functools import reduce
 from operator import getitem
 from pathlib import Path
@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from matches import exports, services
-from matches.exports import ImportInvalid, parse_document, validate_document
+from matches.exports import ImportInvalid, parse_document, table_json_chunks, validate_document
 from matches.models import Change, Deal, Match, Player, Side, Table
+from tests.factories import TableFactory
 from tests.test_exports import _english, build_evening, json_document  # noqa: F401
 
 
@@ -131,6 +132,35 @@ def test_a_rematch_is_exported_and_imported_with_its_link():
 
 
 @pytest.mark.django_db
+def test_a_rematch_dated_before_its_match_still_comes_back():
+    """Dates may be typed by hand: the export numbers matches by their start, so a rematch
+    may come first in the file; the export of the copy must import again too."""
+    table = build_evening()
+    first = table.matches.order_by("started_at", "pk").first()
+    again = services.rematch(match=first)
+    Match.objects.filter(pk=again.pk).update(started_at=first.started_at - timedelta(days=1))
+    exported = json_document(table)
+    assert [match["rematch"] for match in exported["matches"]] == [None, 1, None, None]
+    copy_ = services.import_table(document=exported)
+    assert json_document(copy_)["matches"] == exported["matches"]
+    rematch = Match.objects.get(table=copy_, next_match__isnull=False).next_match
+    assert rematch.started_at == first.started_at - timedelta(days=1)
+
+
+@pytest.mark.django_db
+def test_names_full_of_brackets_are_no_sign_of_a_file_built_to_swell():
+    table = TableFactory()
+    for number in range(40):
+        services.start_match(
+            table=table,
+            players=[["[" * 18 + "Capo" + "]" * 18, "{" * 18 + "Vice"], ["Noi", "Voi"]],
+            side_names=[f"[[[[[[[[ {number}", ""],
+        )
+    raw = "".join(table_json_chunks(table)).encode()
+    assert services.import_table(document=parse_document(raw)).matches.count() == 40
+
+
+@pytest.mark.django_db
 def test_two_matches_cannot_share_one_rematch():
     doc = document()
     doc["matches"].insert(1, copy.deepcopy(doc["matches"][0]))
@@ -243,8 +273,8 @@ REFUSALS = {
     ),
     "end_reason_disagrees": (
         change("matches.0.end_reason", "cappotto"),
-        'Match 1: the file says the match ended by "cappotto", but by the deals it ended by '
-        '"line".',
+        "Match 1: the file says the match ended by “cappotto”, but by the deals it ended by "
+        "“reached the line”.",
     ),
     "finished_but_undecided": (
         change("matches.1.status", "finished"),
@@ -332,11 +362,11 @@ REFUSALS = {
     ),
     "rematch_of_itself": (
         change("matches.0.rematch", 1),
-        "Match 1: “rematch” must be the number of a later match in the file, not 1.",
+        "Match 1: “rematch” must be the number of another match in the file, not 1.",
     ),
     "rematch_not_in_the_file": (
         change("matches.0.rematch", 3),
-        "Match 1: “rematch” must be the number of a later match in the file, not 3.",
+        "Match 1: “rematch” must be the number of another match in the file, not 3.",
     ),
     "rematch_not_a_number": (
         change("matches.0.rematch", "2"),

@@ -114,7 +114,7 @@ def test_too_many_imports_are_refused_and_said(client, match, worked, settings):
     response = client.post(reverse("import_table"), {"file": upload}, **EN)
     assert response.status_code == 429
     html = response.content.decode()
-    assert "Too many new tables from this address" in html
+    assert "Too many new tables or files to import from this address (refused files count" in html
     assert "Choose the .json file" not in html  # no field is blamed for it
     assert Table.objects.count() == 2
 
