@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import F, QuerySet
 from django.utils import formats, timezone
 from django.utils.text import slugify
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from matches import rules
 from matches.forms import clean_name
@@ -421,7 +421,8 @@ def validate_document(document: object) -> TableImport:
             more = len(messages) - MAX_MESSAGES
             messages = [
                 *messages[:MAX_MESSAGES],
-                gettext("… and %(count)s more problems.") % {"count": more},
+                ngettext("… and %(count)s more problem.", "… and %(count)s more problems.", more)
+                % {"count": more},
             ]
         raise ImportInvalid(messages)
     return TableImport(name, tuple(players.values()), tuple(checked))

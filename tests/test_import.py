@@ -433,16 +433,19 @@ def test_a_file_with_a_byte_order_mark_is_read():
     assert parse_document(raw.encode()) == document()
 
 
-def test_a_long_list_of_problems_is_cut_short():
+@pytest.mark.parametrize(
+    ("matches", "last"), [(80, "… and 30 more problems."), (51, "… and 1 more problem.")]
+)
+def test_a_long_list_of_problems_is_cut_short(matches, last):
     doc = document()
-    doc["matches"] = [copy.deepcopy(doc["matches"][1]) for _ in range(80)]
+    doc["matches"] = [copy.deepcopy(doc["matches"][1]) for _ in range(matches)]
     for match in doc["matches"]:
         match["totals"] = [1, 1]
     with pytest.raises(ImportInvalid) as invalid:
         validate_document(doc)
     messages = invalid.value.messages
     assert len(messages) == exports.MAX_MESSAGES + 1
-    assert messages[-1] == "… and 30 more problems."
+    assert messages[-1] == last
 
 
 # --- Hostile input: only ever ImportInvalid -------------------------------------
