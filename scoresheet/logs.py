@@ -32,9 +32,10 @@ class RedactingFormatter(logging.Formatter):
 
 
 def without_denial_tracebacks(record: logging.LogRecord) -> bool:
-    """A refusal (403: a viewer asking to score, a changed scorer link) is logged in one line:
-    it is an everyday answer, not a fault, and its traceback would bury the real ones."""
-    if getattr(record, "status_code", None) == 403:
+    """A refusal is logged in one line: a 403 (a viewer asking to score, a changed scorer
+    link) or a 400 (a request for another host, a body too big: what scanners send) is an
+    everyday answer, not a fault, and its traceback would bury the real ones."""
+    if getattr(record, "status_code", None) in (400, 403):
         record.exc_info = None
         record.exc_text = None
     return True

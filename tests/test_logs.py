@@ -72,9 +72,11 @@ def test_a_refusal_is_logged_in_one_line_without_its_traceback(client):
     try:
         response = client.post(f"/t/{table.viewer_token}/players/add", {"name": "Zeno"})
         client.get("/t/nope/")  # a 404 is logged as before
+        wrong_host = client.get("/", HTTP_HOST="evil.example")
     finally:
         handler.setStream(former)
-    assert response.status_code == 403
+    assert response.status_code == 403 and wrong_host.status_code == 400
     lines = stream.getvalue()
     assert "Forbidden (Permission denied): /t/" in lines and "Traceback" not in lines
+    assert "Invalid HTTP_HOST header: 'evil.example'" in lines
     assert "Not Found: /t/nope…/" in lines
