@@ -13,3 +13,11 @@ def test_the_admin_shows_tables_matches_and_deals_but_cannot_change_them(admin_c
     assert page.status_code == 200
     assert b'name="_save"' not in page.content
     assert admin_client.get("/admin/matches/deal/add/").status_code == 403
+
+
+def test_the_admin_lets_no_filter_guess_at_a_tables_links(admin_client):
+    table = DealFactory().match.table
+    for field in ("scorer_token", "viewer_token"):
+        guess = f"/admin/matches/table/?{field}__startswith={getattr(table, field)[:3]}"
+        assert admin_client.get(guess).status_code == 400
+    assert admin_client.get(f"/admin/matches/table/?name={table.name}").status_code == 200
