@@ -1,8 +1,22 @@
 """The admin reads: every write that matters goes through matches.services."""
 
+from django.conf import settings
 from django.contrib import admin
+from django.shortcuts import render
 
+from matches.limits import allow
 from matches.models import Change, Deal, Match, Player, Side, Table
+
+
+def login(request, **kwargs):
+    """The admin's login page, with a limit on password tries per address."""
+    window = settings.ADMIN_LOGINS_WINDOW
+    limit = settings.ADMIN_LOGINS_PER_WINDOW
+    if request.method == "POST" and not allow(request, "admin-login", limit=limit, window=window):
+        response = render(request, "429.html", {"minutes": window // 60}, status=429)
+        response["Retry-After"] = str(window)
+        return response
+    return admin.site.login(request, **kwargs)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

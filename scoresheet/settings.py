@@ -169,6 +169,9 @@ CACHES = {
 # New tables per client address per hour: a script cannot fill the database.
 TABLES_PER_HOUR = env_int("DJANGO_TABLES_PER_HOUR", 30)
 TABLES_WINDOW = 3600  # seconds
+# Admin password tries per client address per quarter of an hour: no guessing at scale.
+ADMIN_LOGINS_PER_WINDOW = env_int("DJANGO_ADMIN_LOGINS", 10)
+ADMIN_LOGINS_WINDOW = 900  # seconds
 # Proxies in front that each add the address they saw to X-Forwarded-For (0: none; the
 # connection's own peer is the client). See matches.limits.client_address.
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)

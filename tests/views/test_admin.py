@@ -21,3 +21,22 @@ def test_the_admin_lets_no_filter_guess_at_a_tables_links(admin_client):
         guess = f"/admin/matches/table/?{field}__startswith={getattr(table, field)[:3]}"
         assert admin_client.get(guess).status_code == 400
     assert admin_client.get(f"/admin/matches/table/?name={table.name}").status_code == 200
+
+
+def test_password_tries_at_the_admin_are_limited_per_address(client, django_user_model, settings):
+    settings.ADMIN_LOGINS_PER_WINDOW = 3
+    django_user_model.objects.create_superuser("boss", password="a long and right password")
+    tries = [
+        client.post(
+            "/admin/login/",
+            {"username": "boss", "password": f"guess {n}"},
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+        for n in range(4)
+    ]
+    assert [answer.status_code for answer in tries] == [200, 200, 200, 429]
+    assert tries[-1]["Retry-After"] == "900"
+    assert "try again in 15 minutes" in tries[-1].content.decode()
+    right = {"username": "boss", "password": "a long and right password"}
+    assert client.post("/admin/login/", right).status_code == 429  # not even the right one
+    assert client.get("/admin/login/").status_code == 200  # the page itself still opens
