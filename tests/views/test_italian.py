@@ -120,3 +120,11 @@ def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
         scorer.get(reverse("match", args=[match.table.viewer_token, match.pk]), **IT).text
     )
     assert "Alice & Carla hanno vinto la partita (traguardo raggiunto)." in " ".join(text.split())
+
+
+def test_the_language_cookie_is_kept_from_scripts_and_other_sites(client):
+    answer = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert answer.status_code == 302
+    cookie = answer.cookies["django_language"]
+    assert cookie.value == "en"
+    assert cookie["httponly"] and cookie["samesite"] == "Lax"
