@@ -700,7 +700,7 @@ def test_the_sheet_says_when_the_match_began(scorer, match, sheet_url):
     english = scorer.get(sheet_url, **EN).content.decode()
     assert '<span class="started">started Nov. 28, 2026, 21:05</span>' in english
     italian = scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it").content.decode()
-    assert "iniziata il 28 nov 2026, 21:05" in italian
+    assert "iniziata: 28 nov 2026 alle 21:05" in italian
 
 
 def test_a_long_history_comes_a_hundred_changes_a_page(scorer, match, sheet_url):
