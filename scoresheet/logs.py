@@ -11,7 +11,9 @@ import re
 
 from gunicorn.glogging import Logger
 
-_TOKEN = re.compile(r"(/(?:t|join)/)([^/?#\s]{4})[^/?#\s]*")
+# /t/ or /join/, in any case and with letters percent-encoded (/%74/ is /t/ to the server).
+_PREFIX = r"/(?i:t|%74|(?:j|%6a)(?:o|%6f)(?:i|%69)(?:n|%6e))/"
+_TOKEN = re.compile(rf"({_PREFIX})([^/?#\s]{{4}})[^/?#\s]*")
 
 
 def redact(text: str) -> str:
@@ -20,6 +22,10 @@ def redact(text: str) -> str:
     'GET /t/AbCd…/m/3/?poll=1 HTTP/1.1'
     >>> redact("Forbidden (Permission denied): /join/XyZw9876/")
     'Forbidden (Permission denied): /join/XyZw…/'
+    >>> redact("GET /%74/W3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /%74/W3qw…/ HTTP/1.1'
+    >>> redact("GET /%4AOIN/W3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /%4AOIN/W3qw…/ HTTP/1.1'
     """
     return _TOKEN.sub(r"\1\2…", text)
 
