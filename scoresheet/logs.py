@@ -12,7 +12,7 @@ import re
 from gunicorn.glogging import Logger
 
 # /t/ or /join/, in any case and with letters percent-encoded (/%74/ is /t/ to the server).
-_PREFIX = r"/(?i:t|%74|(?:j|%6a)(?:o|%6f)(?:i|%69)(?:n|%6e))/"
+_PREFIX = r"/(?i:t|%[57]4|(?:j|%[46]a)(?:o|%[46]f)(?:i|%[46]9)(?:n|%[46]e))/"
 _TOKEN = re.compile(rf"({_PREFIX})([^/?#\s]{{4}})[^/?#\s]*")
 
 
