@@ -250,6 +250,8 @@ LOGGING = {
         "plain": {
             "()": "scoresheet.logs.RedactingFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            # With its offset: gunicorn's lines beside these give theirs too.
+            "datefmt": "%Y-%m-%d %H:%M:%S %z",
         }
     },
     "filters": {

@@ -1,6 +1,7 @@
 """bin/entrypoint, which both the Docker image and `make serve` run, outside Docker."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -59,6 +60,9 @@ def test_the_entrypoint_migrates_and_serves_under_gunicorn_with_access_logs(tmp_
         output = server.communicate(timeout=30)[0].decode()
     assert '"GET /healthz HTTP/1.1" 200' in output
     assert "ms" in output.split('"GET / HTTP/1.1" 200', 1)[1].splitlines()[0]
+    # Each request's line says when, with its offset, as every other line does.
+    home_line = next(line for line in output.splitlines() if '"GET / HTTP/1.1" 200' in line)
+    assert re.match(r"\[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] ", home_line)
     assert "entrypoint-test-secret" not in output
     assert '"GET /t/SeCr…/ HTTP/1.1" 404' in output
     assert '"GET /join/SeCr…/ HTTP/1.1" 404' in output
