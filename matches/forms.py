@@ -13,6 +13,7 @@ from matches.models import (
     SIDE_NAME_MAX,
     TABLE_NAME_MAX,
     DealKind,
+    Player,
     TieRule,
     name_key,
 )
@@ -151,6 +152,22 @@ class PlayerForm(forms.Form):
         max_length=NAME_MAX,
         error_messages={"required": _("Type the player's name.")},
     )
+
+
+class MergeForm(forms.Form):
+    """Which other player of the table a player is the same person as."""
+
+    into = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        error_messages={
+            "required": _("Choose another player of this table."),
+            "invalid_choice": _("Choose another player of this table."),
+        },
+    )
+
+    def __init__(self, data, *, player: Player) -> None:
+        super().__init__(data)
+        self.fields["into"].queryset = player.table.players.exclude(pk=player.pk)
 
 
 def _phone_label() -> NameField:

@@ -62,7 +62,11 @@ class MatchClosed(ServiceError):
 
 
 class NameTaken(ServiceError):
-    """A player's name must be unique at a table, whatever its case."""
+    """A player's name must be unique at a table, whatever its case. `player` has it."""
+
+    def __init__(self, message: str, player: Player) -> None:
+        super().__init__(message)
+        self.player = player
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,14 @@ def rotate_link(*, table: Table, which: str) -> Table:
     return table
 
 
+def _lock_players(table: Table) -> None:
+    """Those adding, renaming or merging players at `table` take turns.
+
+    No key update: it waits for the others changing players, not for writes that merely
+    point at the table (a new match, its sides)."""
+    Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
+
+
 def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | None:
     """The table's player of this name, compared as the import compares them (name_key).
 
@@ -104,9 +116,7 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
     Every caller is about to add or rename one: the table's row is locked first, so two
     phones adding "Élodie" and "élodie" at once take turns and the second is told.
     """
-    # No key update: it waits for the others adding or renaming a player, not for writes
-    # that merely point at the table (a new match, its sides).
-    Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
+    _lock_players(table)
     wanted = name_key(name)
     alike = [
         player for player in table.players.exclude(pk=exclude) if name_key(player.name) == wanted
@@ -116,11 +126,15 @@ def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | N
     return (exact or alike or [None])[0]
 
 
+def _taken(player: Player) -> NameTaken:
+    return NameTaken(_("%(name)s already plays at this table.") % {"name": player.name}, player)
+
+
 @atomic
 def add_player(*, table: Table, name: str) -> Player:
     name = name.strip()
     if (same := _named(table, name)) is not None:
-        raise NameTaken(_("%(name)s already plays at this table.") % {"name": same.name})
+        raise _taken(same)
     return Player.objects.create(table=table, name=name)
 
 
@@ -128,25 +142,57 @@ def add_player(*, table: Table, name: str) -> Player:
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
     if (same := _named(player.table, name, exclude=player.pk)) is not None:
-        raise NameTaken(_("%(name)s already plays at this table.") % {"name": same.name})
-    before = player.name
+        raise _taken(same)
     player.name = name
+    _reseat(player, player)  # before the name is saved: the sides still hold the old one
     player.save(update_fields=["name"])
-    # A side named after its players ("Alice & Dino", unless the table named it) takes the
-    # new name too: a rename mends a typo on every sheet.
-    seated = Q(first_player=player) | Q(second_player=player)
-    sides = list(Side.objects.filter(seated).select_related("first_player", "second_player"))
-    renamed = []
+    return player
+
+
+@atomic
+def merge_players(*, player: Player, into: Player) -> Player:
+    """One person entered twice ("Giani" beside "Gianni"): `player`'s matches become
+    `into`'s, whose stats then count them all, and `player` leaves the table's list.
+
+    Refused when both sat at one match: they are two people, not one.
+    """
+    if into.table_id != player.table_id or into.pk == player.pk:
+        raise ServiceError(_("Choose another player of this table."))
+    _lock_players(player.table)
+    theirs = Side.objects.filter(_seated(player)).values("match_id")
+    if Side.objects.filter(_seated(into), match_id__in=theirs).exists():
+        raise ServiceError(
+            _("%(player)s and %(into)s played in the same match: they are two people.")
+            % {"player": player.name, "into": into.name}
+        )
+    _reseat(player, into)
+    player.delete()
+    return into
+
+
+def _seated(player: Player) -> Q:
+    return Q(first_player=player) | Q(second_player=player)
+
+
+def _reseat(player: Player, seated: Player) -> None:
+    """Wherever `player` sat, `seated` sits now: the same player renamed, or another one
+    merged into. A side named after its players ("Alice & Dino", unless the table named it)
+    takes their names as they now are, so a rename mends a typo on every sheet; and every
+    sheet they sit at has changed (they show who deals)."""
+    sides = list(
+        Side.objects.filter(_seated(player)).select_related("first_player", "second_player")
+    )
     for side in sides:
-        if side.name == pair_name([before if p == player else p.name for p in side.players]):
+        named_after_players = side.name == pair_name([p.name for p in side.players])
+        for seat in ("first_player", "second_player"):
+            if getattr(side, f"{seat}_id") == player.pk:
+                setattr(side, seat, seated)
+        if named_after_players:
             side.name = pair_name([p.name for p in side.players])
-            renamed.append(side)
-    Side.objects.bulk_update(renamed, ["name"])
-    # Sheets show who deals: every sheet this player sits at has changed.
+    Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
     Match.objects.filter(pk__in={side.match_id for side in sides}).update(
         revision=F("revision") + 1
     )
-    return player
 
 
 def _player_named(table: Table, name: str) -> Player:

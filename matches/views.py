@@ -50,6 +50,7 @@ from matches.forms import (
     EditDealForm,
     ImportForm,
     JoinForm,
+    MergeForm,
     NewMatchForm,
     PlayerForm,
     SettingsForm,
@@ -251,6 +252,9 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "rotated": request.GET.get("rotated"),
         **history(table, request.GET),
     }
+    context["merged"] = next(
+        (p for p in context["players"] if str(p.pk) == request.GET.get("merged")), None
+    )
     response = render(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
         patch_cache_control(response, no_store=True)
@@ -285,16 +289,40 @@ def add_player(request: HttpRequest, token: str) -> HttpResponse:
 @table_page
 @require_http_methods(["GET", "POST"])
 def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
+    """A new name; the name of another player of the table offers to merge the two."""
     table = _table(request, token, scorer=True)
     player = get_object_or_404(Player, pk=player_id, table=table)
     form = PlayerForm(_posted(request), initial={"name": player.name})
+    same = None
     if request.method == "POST" and form.is_valid():
         try:
             services.rename_player(player=player, name=form.cleaned_data["name"])
             return _done(request, reverse("table", args=[token]) + "#players")
         except services.NameTaken as taken:
             form.add_error("name", taken.message)
-    return render(request, "matches/player.html", {"table": table, "form": form, "player": player})
+            same = taken.player
+    context = {"table": table, "form": form, "player": player, "same": same}
+    return render(request, "matches/player.html", context)
+
+
+@table_page
+@require_POST
+def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
+    """One person entered twice: this player's matches become the other's."""
+    table = _table(request, token, scorer=True)
+    player = get_object_or_404(Player, pk=player_id, table=table)
+    merge = MergeForm(request.POST, player=player)
+    if merge.is_valid():
+        into = merge.cleaned_data["into"]
+        try:
+            services.merge_players(player=player, into=into)
+            return _done(request, reverse("table", args=[token]) + f"?merged={into.pk}#players")
+        except services.ServiceError as refused:
+            merge.add_error(None, refused.message)
+    form = PlayerForm(initial={"name": player.name})
+    same = merge.cleaned_data.get("into")
+    context = {"table": table, "form": form, "player": player, "same": same, "merge": merge}
+    return render(request, "matches/player.html", context)
 
 
 @table_page

@@ -1,7 +1,7 @@
 import pytest
 
 from matches import services
-from matches.models import Player
+from matches.models import Match, Player, Side
 from tests.factories import PlayerFactory, TableFactory
 
 pytestmark = pytest.mark.django_db
@@ -78,3 +78,38 @@ def test_a_name_typed_exactly_seats_that_player_where_an_old_table_holds_both_sp
     for typed in ("Niccolo", "Niccolò"):
         match = services.start_match(table=table, players=[[typed], ["Beppe"]])
         assert match.sides.get(position=0).first_player.name == typed
+
+
+def test_a_player_entered_twice_is_merged_into_the_other_with_every_match():
+    table = TableFactory()
+    typo = services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
+    named = services.start_match(
+        table=table, players=[["Beppe", "Giani"], ["Alice", "Carla"]], side_names=["I Lupi", ""]
+    )
+    right = services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
+    revisions = {m.pk: m.revision for m in Match.objects.filter(table=table)}
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    assert services.merge_players(player=giani, into=gianni) == gianni
+    assert not Player.objects.filter(pk=giani.pk).exists()
+    sides = {
+        (side.match_id, side.position): (side.name, [p.name for p in side.players])
+        for side in Side.objects.filter(match__table=table)
+    }
+    assert sides[(typo.pk, 0)] == ("Gianni & Alice", ["Gianni", "Alice"])
+    assert sides[(named.pk, 0)] == ("I Lupi", ["Beppe", "Gianni"])  # a name the table gave
+    assert sides[(right.pk, 0)] == ("Gianni & Beppe", ["Gianni", "Beppe"])
+    # The sheets where Giani sat have changed (they show who deals); the other has not.
+    after = {m.pk: m.revision for m in Match.objects.filter(table=table)}
+    assert [after[m.pk] - revisions[m.pk] for m in (typo, named, right)] == [1, 1, 0]
+
+
+def test_two_players_of_one_match_are_not_merged():
+    table = TableFactory()
+    services.start_match(table=table, players=[["Giani", "Gianni"], ["Beppe", "Carla"]])
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    with pytest.raises(services.ServiceError, match="played in the same match"):
+        services.merge_players(player=giani, into=gianni)
+    assert Player.objects.filter(table=table).count() == 4
+    other = PlayerFactory()  # another table's
+    with pytest.raises(services.ServiceError, match="another player of this table"):
+        services.merge_players(player=giani, into=other)

@@ -26,6 +26,7 @@ def changing_urls(match):
         reverse("reopen_match", args=[token, pk]),
         reverse("rematch", args=[token, pk]),
         reverse("change_settings", args=[token, pk]),
+        reverse("merge_player", args=[token, match.sides.get(position=0).first_player_id]),
         reverse("rotate_link", args=[token, "viewer"]),  # last: the view link changes
     ]
 

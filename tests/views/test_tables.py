@@ -287,3 +287,52 @@ def test_joining_opens_the_match_being_played_when_there_is_just_one(client, mat
     assert Client().post(join)["Location"] == sheet
     services.start_match(table=table, players=[["Alice"], ["Beppe"]])  # two under way
     assert Client().post(join)["Location"] == reverse("table", args=[table.viewer_token])
+
+
+def test_renaming_to_another_players_name_offers_to_merge_the_two(client):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
+    services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    rename = reverse("rename_player", args=[table.viewer_token, giani.pk])
+    html = client.post(rename, {"name": "gianni"}, **EN).content.decode()
+    assert "Gianni already plays at this table." in html
+    assert "Is Giani the same person as Gianni?" in html
+    merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
+    assert f'action="{merge}"' in html and f'name="into" value="{gianni.pk}"' in html
+    answer = client.post(merge, {"into": gianni.pk}, **EN)
+    assert answer.status_code == 302
+    assert answer["Location"].endswith(f"?merged={gianni.pk}#players")
+    assert list(table.players.order_by("name").values_list("name", flat=True)) == [
+        "Alice",
+        "Beppe",
+        "Carla",
+        "Gianni",
+    ]
+    page = client.get(answer["Location"], **EN).content.decode()
+    assert "Merged: Gianni now has the matches and stats of both." in page
+
+
+@pytest.mark.parametrize("into", ["", "abc", "999999", "self"])
+def test_a_merge_into_no_other_player_of_the_table_is_refused_in_words(client, into):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    giani = services.add_player(table=table, name="Giani")
+    into = str(giani.pk) if into == "self" else into
+    merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
+    answer = client.post(merge, {"into": into}, **EN)
+    assert answer.status_code == 200
+    assert "Choose another player of this table." in answer.content.decode()
+    assert table.players.count() == 1
+
+
+def test_two_players_of_one_match_are_not_merged_and_told_why(client):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    services.start_match(table=table, players=[["Giani", "Gianni"], ["Beppe", "Carla"]])
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
+    html = client.post(merge, {"into": gianni.pk}, **EN).content.decode()
+    assert "Giani and Gianni played in the same match: they are two people." in html
+    assert table.players.count() == 4
