@@ -100,12 +100,17 @@ def rotate_link(*, table: Table, which: str) -> Table:
     return table
 
 
-def _lock_players(table: Table) -> None:
-    """Those adding, renaming or merging players at `table` take turns.
+def _lock_players(table: Table, *players: Player) -> None:
+    """Those adding, renaming or merging players at `table` take turns; `players` are still
+    there once it is this one's turn (another phone may have merged one away meanwhile).
 
     No key update: it waits for the others changing players, not for writes that merely
     point at the table (a new match, its sides)."""
     Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
+    if players and Player.objects.filter(pk__in=[p.pk for p in players]).count() < len(players):
+        raise ServiceError(
+            _("Another phone has just merged this player into another: look at the list again.")
+        )
 
 
 def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | None:
@@ -141,6 +146,7 @@ def add_player(*, table: Table, name: str) -> Player:
 @atomic
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
+    _lock_players(player.table, player)
     if (same := _named(player.table, name, exclude=player.pk)) is not None:
         raise _taken(same)
     player.name = name
@@ -158,7 +164,7 @@ def merge_players(*, player: Player, into: Player) -> Player:
     """
     if into.table_id != player.table_id or into.pk == player.pk:
         raise ServiceError(_("Choose another player of this table."))
-    _lock_players(player.table)
+    _lock_players(player.table, player, into)
     theirs = Side.objects.filter(_seated(player)).values("match_id")
     if Side.objects.filter(_seated(into), match_id__in=theirs).exists():
         raise ServiceError(

@@ -57,9 +57,7 @@ urlpatterns = [
     ),
     path("t/<token:token>/players/add", views.add_player, name="add_player"),
     path("t/<token:token>/players/<id:player_id>/", views.rename_player, name="rename_player"),
-    path(
-        "t/<token:token>/players/<id:player_id>/merge", views.merge_player, name="merge_player"
-    ),
+    path("t/<token:token>/players/<id:player_id>/merge", views.merge_player, name="merge_player"),
     path("t/<token:token>/matches/new", views.new_match, name="new_match"),
     path("t/<token:token>/stats", views.stats, name="stats"),
     re_path(

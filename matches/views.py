@@ -301,6 +301,8 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
         except services.NameTaken as taken:
             form.add_error("name", taken.message)
             same = taken.player
+        except services.ServiceError as refused:
+            form.add_error("name", refused.message)
     context = {"table": table, "form": form, "player": player, "same": same}
     return render(request, "matches/player.html", context)
 

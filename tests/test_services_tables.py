@@ -113,3 +113,23 @@ def test_two_players_of_one_match_are_not_merged():
     other = PlayerFactory()  # another table's
     with pytest.raises(services.ServiceError, match="another player of this table"):
         services.merge_players(player=giani, into=other)
+
+
+def test_a_player_merged_away_on_another_phone_is_said_so_not_written_to():
+    table = TableFactory()
+    services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
+    services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    services.merge_players(player=giani, into=gianni)  # one phone
+    for late in (  # another phone, still showing Giani
+        lambda: services.merge_players(player=gianni, into=giani),
+        lambda: services.rename_player(player=giani, name="Gianluca"),
+    ):
+        with pytest.raises(services.ServiceError, match="just merged this player"):
+            late()
+    assert sorted(table.players.values_list("name", flat=True)) == [
+        "Alice",
+        "Beppe",
+        "Carla",
+        "Gianni",
+    ]
