@@ -1,7 +1,7 @@
 # Tressette Scoresheet: the same steps as `make serve` (bin/entrypoint), in a slim image.
 FROM python:3.13-slim AS build
 ENV UV_PYTHON_DOWNLOADS=never UV_LINK_MODE=copy UV_COMPILE_BYTECODE=1
-RUN pip install --no-cache-dir uv
+RUN pip install --no-cache-dir uv==0.13.9
 WORKDIR /app
 COPY pyproject.toml uv.lock .python-version ./
 RUN uv sync --frozen --no-dev

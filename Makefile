@@ -12,7 +12,7 @@ PORT ?= 8000
 .PHONY: install run serve test format messages bench clean
 
 $(VENV)/.synced: pyproject.toml uv.lock
-	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv
+	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet uv==0.13.9
 	$(UV) sync --frozen
 	@touch $@
 
