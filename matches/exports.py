@@ -643,6 +643,8 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
         raise _fail("%(where)s: a match must be an object.", where=where)
     started_at = _when(raw, "started_at", where)
     finished_at = _when(raw, "finished_at", where, null=True)
+    if finished_at is not None and finished_at < started_at:
+        raise _fail("%(where)s: “finished_at” is before “started_at”.", where=where)
     line = _get(raw, "line", where, int)
     tie_rule = _choice(raw, "tie_rule", where, _TIE_RULES)
     claims_allowed = _get(raw, "claims_allowed", where, bool)

@@ -276,6 +276,10 @@ REFUSALS = {
         "Match 1: the file says the match ended by “cappotto”, but by the deals it ended by "
         "“reached the line”.",
     ),
+    "finished_before_it_started": (
+        change("matches.0.finished_at", "2020-01-01T20:00:00+00:00"),
+        "Match 1: “finished_at” is before “started_at”.",
+    ),
     "finished_but_undecided": (
         change("matches.1.status", "finished"),
         "Match 2: the file says it is finished, but its deals do not decide it.",
