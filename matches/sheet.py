@@ -205,6 +205,13 @@ class Sheet:
         return (self.sides[0].name, self.sides[1].name)
 
     @property
+    def side_counts(self) -> tuple[int, int]:
+        """How many each side's name speaks of, for the verbs after it: a side named after
+        its two players is plural ("Alice & Carla have won"), any other name singular ("Bar
+        Sport has won", "Alice has won" in tressette in due)."""
+        return tuple(2 if side.named_after_pair else 1 for side in self.sides)
+
+    @property
     def open_for_deals(self) -> bool:
         return (
             self.can_score and self.match.status == Status.IN_PROGRESS and not self.outcome.decided
@@ -267,6 +274,7 @@ class Sheet:
             "match": self.match,
             "sides": self.sides,
             "side_names": self.side_names,
+            "side_counts": self.side_counts,
             "outcome": self.outcome,
             # Said in the scoreboard's section, which every poll redraws (see poll_context).
             "link_changed": bool(notice and notice.get("link_changed")),
@@ -297,6 +305,7 @@ class Sheet:
         if outcome.winner is None:
             return {
                 "winner_name": "",
+                "winner_count": 1,
                 "claimer_name": "",
                 "claim_won": False,
                 "both_at_line": False,
@@ -304,6 +313,7 @@ class Sheet:
         claimer = outcome.claimer
         return {
             "winner_name": self.side_names[outcome.winner],
+            "winner_count": self.side_counts[outcome.winner],
             "claimer_name": "" if claimer is None else self.side_names[claimer],
             "claim_won": claimer == outcome.winner,
             "both_at_line": outcome.reason == rules.EndReason.LINE and not any(outcome.needs),

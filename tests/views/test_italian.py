@@ -122,6 +122,17 @@ def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
     assert "Alice & Carla hanno vinto la partita (traguardo raggiunto)." in " ".join(text.split())
 
 
+def test_a_side_the_table_named_wins_in_the_singular(scorer, match, worked):
+    match.sides.filter(position=0).update(name="Bar Sport")
+    services.record_deal(match=match, number=2, entry=worked.entry())
+    url = reverse("match", args=[match.table.viewer_token, match.pk])
+    decided = " ".join(visible_text(scorer.get(url, **IT).text).split())
+    assert "Bar Sport raggiunge il traguardo e vince la partita." in decided
+    services.end_match(match=match)
+    ended = " ".join(visible_text(scorer.get(url, **IT).text).split())
+    assert "Bar Sport ha vinto la partita (traguardo raggiunto)." in ended
+
+
 def test_the_language_cookie_is_kept_from_scripts_and_other_sites(client):
     answer = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     assert answer.status_code == 302
