@@ -342,8 +342,10 @@ class TableImport:
 _MIN_BYTES_PER_CONTAINER = 12
 
 
-# A JSON string, for counting the containers outside them: a name may be "[[Capo]]".
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"')
+# A JSON string, for counting the containers outside them: a name may be "[[Capo]]". An
+# unclosed one runs to the end of the file: every match then ends at a quote or at the end,
+# so no byte is read twice (a required closing quote made '"\\"\\"\\"...' take quadratic time).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"?')
 _STRING_BYTES = re.compile(_STRING.pattern.encode())
 
 

@@ -424,6 +424,25 @@ def test_a_file_that_is_not_json_is_refused_in_words():
         assert invalid.value.messages[0].startswith(message)
 
 
+def test_an_unclosed_string_of_escaped_quotes_is_refused_in_one_pass():
+    """Anyone may upload a file: counting containers outside strings took time growing with
+    the square of a run of escaped quotes (64 KB took 8 s). The alarm fails the test long
+    before a million of them would end."""
+    import signal
+
+    def too_slow(signum, frame):
+        raise AssertionError("parse_document backtracks: an upload hangs a worker")
+
+    former = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(5)
+    try:
+        with pytest.raises(ImportInvalid):
+            parse_document(b'{"x": "' + b'\\"' * 1_000_000 + b"}")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, former)
+
+
 def test_the_documented_example_is_a_valid_export():
     text = (Path(__file__).parent.parent / "docs" / "export-format.md").read_text()
     example = text.split("```json\n", 1)[1].split("```", 1)[0]
