@@ -100,17 +100,21 @@ def rotate_link(*, table: Table, which: str) -> Table:
     return table
 
 
-def _lock_players(table: Table, *players: Player) -> None:
-    """Those adding, renaming or merging players at `table` take turns; `players` are still
-    there once it is this one's turn (another phone may have merged one away meanwhile).
+def _lock_players(table: Table, *players: Player) -> list[Player]:
+    """Those seating, adding, renaming or merging players at `table` take turns; `players`
+    are read again once it is this one's turn (another phone may have renamed one, or merged
+    it away, meanwhile).
 
     No key update: it waits for the others changing players, not for writes that merely
-    point at the table (a new match, its sides)."""
+    point at the table (a new deal, say). Always before any match's lock: one order for all.
+    """
     Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
-    if players and Player.objects.filter(pk__in=[p.pk for p in players]).count() < len(players):
+    fresh = Player.objects.in_bulk([player.pk for player in players])
+    if len(fresh) < len(players):
         raise ServiceError(
             _("Another phone has just merged this player into another: look at the list again.")
         )
+    return [fresh[player.pk] for player in players]
 
 
 def _named(table: Table, name: str, *, exclude: int | None = None) -> Player | None:
@@ -146,7 +150,7 @@ def add_player(*, table: Table, name: str) -> Player:
 @atomic
 def rename_player(*, player: Player, name: str) -> Player:
     name = name.strip()
-    _lock_players(player.table, player)
+    (player,) = _lock_players(player.table, player)
     if (same := _named(player.table, name, exclude=player.pk)) is not None:
         raise _taken(same)
     player.name = name
@@ -164,7 +168,7 @@ def merge_players(*, player: Player, into: Player) -> Player:
     """
     if into.table_id != player.table_id or into.pk == player.pk:
         raise ServiceError(_("Choose another player of this table."))
-    _lock_players(player.table, player, into)
+    player, into = _lock_players(player.table, player, into)
     theirs = Side.objects.filter(_seated(player)).values("match_id")
     if Side.objects.filter(_seated(into), match_id__in=theirs).exists():
         raise ServiceError(
@@ -590,6 +594,7 @@ def rematch(*, match: Match, by: str = "") -> Match:
     """A new match of an ended or stopped one: the same players, sides and settings; the
     deal passes on to the right, as it would have for one more deal. Once started, the same
     rematch for every phone that asks (until the match is reopened)."""
+    _lock_players(match.table)  # it seats them: not while they are renamed or merged
     match = _lock(match)
     if not match.is_finished:
         raise ServiceError(_("This match is still being played: end or stop it first."))
