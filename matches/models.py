@@ -439,6 +439,9 @@ class Action(models.TextChoices):
     MATCH_STOPPED = "match_stopped", _("match stopped, undecided")
     MATCH_REOPENED = "match_reopened", _("match reopened")
     SETTINGS_CHANGED = "settings_changed", _("settings changed")
+    # At every match the player sat at: the sheets show names.
+    PLAYER_RENAMED = "player_renamed", _("player renamed")
+    PLAYERS_MERGED = "players_merged", _("players merged")
 
 
 class Change(models.Model):

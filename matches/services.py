@@ -148,21 +148,23 @@ def add_player(*, table: Table, name: str) -> Player:
 
 
 @atomic
-def rename_player(*, player: Player, name: str) -> Player:
+def rename_player(*, player: Player, name: str, by: str = "") -> Player:
     name = name.strip()
     (player,) = _lock_players(player.table, player)
     if (same := _named(player.table, name, exclude=player.pk)) is not None:
         raise _taken(same)
-    player.name = name
-    _reseat(player, player)  # before the name is saved: the sides still hold the old one
+    was, player.name = player.name, name
+    # Before the name is saved: the sides still hold the old one.
+    _reseat(player, player, was=was, action=Action.PLAYER_RENAMED, by=by)
     player.save(update_fields=["name"])
     return player
 
 
 @atomic
-def merge_players(*, player: Player, into: Player) -> Player:
+def merge_players(*, player: Player, into: Player, by: str = "") -> Player:
     """One person entered twice ("Giani" beside "Gianni"): `player`'s matches become
-    `into`'s, whose stats then count them all, and `player` leaves the table's list.
+    `into`'s, whose stats then count them all, and `player` leaves the table's list. It
+    cannot be undone; the history of each of those matches says it was done.
 
     Refused when both sat at one match: they are two people, not one.
     """
@@ -175,7 +177,7 @@ def merge_players(*, player: Player, into: Player) -> Player:
             _("%(player)s and %(into)s played in the same match: they are two people.")
             % {"player": player.name, "into": into.name}
         )
-    _reseat(player, into)
+    _reseat(player, into, was=player.name, action=Action.PLAYERS_MERGED, by=by)
     player.delete()
     return into
 
@@ -184,11 +186,11 @@ def _seated(player: Player) -> Q:
     return Q(first_player=player) | Q(second_player=player)
 
 
-def _reseat(player: Player, seated: Player) -> None:
-    """Wherever `player` sat, `seated` sits now: the same player renamed, or another one
-    merged into. A side named after its players ("Alice & Dino", unless the table named it)
-    takes their names as they now are, so a rename mends a typo on every sheet; and every
-    sheet they sit at has changed (they show who deals)."""
+def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -> None:
+    """Wherever `player` (called `was`) sat, `seated` sits now: the same player renamed, or
+    another one merged into. A side named after its players ("Alice & Dino", unless the table
+    named it) takes their names as they now are, so a rename mends a typo on every sheet;
+    every sheet they sit at has changed (they show who deals), and its history says why."""
     sides = list(
         Side.objects.filter(_seated(player)).select_related("first_player", "second_player")
     )
@@ -200,8 +202,17 @@ def _reseat(player: Player, seated: Player) -> None:
         if named_after_players:
             side.name = pair_name([p.name for p in side.players])
     Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
-    Match.objects.filter(pk__in={side.match_id for side in sides}).update(
-        revision=F("revision") + 1
+    matches = {side.match_id for side in sides}
+    Match.objects.filter(pk__in=matches).update(revision=F("revision") + 1)
+    Change.objects.bulk_create(
+        Change(
+            match_id=match,
+            action=action,
+            by=by[:80],
+            old={"player": was},
+            new={"player": seated.name},
+        )
+        for match in sorted(matches)
     )
 
 

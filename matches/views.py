@@ -296,7 +296,7 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
     same = None
     if request.method == "POST" and form.is_valid():
         try:
-            services.rename_player(player=player, name=form.cleaned_data["name"])
+            services.rename_player(player=player, name=form.cleaned_data["name"], by=_by(request))
             return _done(request, reverse("table", args=[token]) + "#players")
         except services.NameTaken as taken:
             form.add_error("name", taken.message)
@@ -317,7 +317,7 @@ def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpRespon
     if merge.is_valid():
         into = merge.cleaned_data["into"]
         try:
-            services.merge_players(player=player, into=into)
+            services.merge_players(player=player, into=into, by=_by(request))
             return _done(request, reverse("table", args=[token]) + f"?merged={into.pk}#players")
         except services.ServiceError as refused:
             merge.add_error(None, refused.message)

@@ -1,7 +1,7 @@
 import pytest
 
 from matches import services
-from matches.models import Match, Player, Side
+from matches.models import Change, Match, Player, Side
 from tests.factories import PlayerFactory, TableFactory
 
 pytestmark = pytest.mark.django_db
@@ -44,6 +44,11 @@ def test_a_rename_mends_the_sides_named_after_the_player_and_no_other():
     assert names(pair) == ["Alice & Dinozzo", "Beppe & Carla"]
     assert names(named) == ["I Lupi", "Beppe & Carla"]  # a name the table gave stays
     assert names(due) == ["Dinozzo", "Beppe"]
+    # Each of those matches' history says so, once.
+    logged = Change.objects.filter(action="player_renamed").order_by("match_id")
+    assert [(c.match_id, c.old, c.new) for c in logged] == [
+        (match.pk, {"player": "Dino"}, {"player": "Dinozzo"}) for match in (pair, named, due)
+    ]
 
 
 def test_a_match_seats_new_and_known_players_and_names_sides():
@@ -101,6 +106,10 @@ def test_a_player_entered_twice_is_merged_into_the_other_with_every_match():
     # The sheets where Giani sat have changed (they show who deals); the other has not.
     after = {m.pk: m.revision for m in Match.objects.filter(table=table)}
     assert [after[m.pk] - revisions[m.pk] for m in (typo, named, right)] == [1, 1, 0]
+    logged = Change.objects.filter(action="players_merged").order_by("match_id")
+    assert [(c.match_id, c.old, c.new) for c in logged] == [
+        (match.pk, {"player": "Giani"}, {"player": "Gianni"}) for match in (typo, named)
+    ]
 
 
 def test_two_players_of_one_match_are_not_merged():

@@ -312,6 +312,10 @@ def test_renaming_to_another_players_name_offers_to_merge_the_two(client):
     ]
     page = client.get(answer["Location"], **EN).content.decode()
     assert "Merged: Gianni now has the matches and stats of both." in page
+    first = Match.objects.filter(table=table).order_by("pk").first()
+    history = client.get(reverse("match_history", args=[table.viewer_token, first.pk]), **EN)
+    assert "Players merged</strong>" in history.content.decode()
+    assert "before: Giani</div>" in history.content.decode().replace("\n", "")
 
 
 @pytest.mark.parametrize("into", ["", "abc", "999999", "self"])
