@@ -60,7 +60,7 @@ from matches.forms import (
     too_large_upload,
 )
 from matches.limits import allow
-from matches.models import Deal, Match, Player, Side, Status, Table
+from matches.models import Deal, Match, Side, Status, Table
 from matches.sheet import Sheet, history, is_htmx, load_match, sheet_page
 from matches.stats import cached_table_stats
 
@@ -250,6 +250,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "share": share,
         "player_form": PlayerForm(),
         "rotated": request.GET.get("rotated"),
+        "player_gone": request.GET.get("gone") == "player",
         **history(table, request.GET),
     }
     context["merged"] = next(
@@ -291,7 +292,8 @@ def add_player(request: HttpRequest, token: str) -> HttpResponse:
 def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
     """A new name; the name of another player of the table offers to merge the two."""
     table = _table(request, token, scorer=True)
-    player = get_object_or_404(Player, pk=player_id, table=table)
+    if (player := table.players.filter(pk=player_id).first()) is None:
+        return _player_gone(request, token)
     form = PlayerForm(_posted(request), initial={"name": player.name})
     same = None
     if request.method == "POST" and form.is_valid():
@@ -307,12 +309,19 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
     return render(request, "matches/player.html", context)
 
 
+def _player_gone(request: HttpRequest, token: str) -> HttpResponse:
+    """The player is not (or no longer) at this table: merged away on another phone, most
+    likely (a second tap on Merge, say). The table's list of players says so."""
+    return _done(request, reverse("table", args=[token]) + "?gone=player#players")
+
+
 @table_page
 @require_POST
 def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
     """One person entered twice: this player's matches become the other's."""
     table = _table(request, token, scorer=True)
-    player = get_object_or_404(Player, pk=player_id, table=table)
+    if (player := table.players.filter(pk=player_id).first()) is None:
+        return _player_gone(request, token)
     merge = MergeForm(request.POST, player=player)
     if merge.is_valid():
         into = merge.cleaned_data["into"]

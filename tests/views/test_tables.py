@@ -340,3 +340,21 @@ def test_two_players_of_one_match_are_not_merged_and_told_why(client):
     html = client.post(merge, {"into": gianni.pk}, **EN).content.decode()
     assert "Giani and Gianni played in the same match: they are two people." in html
     assert table.players.count() == 4
+
+
+def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
+    services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
+    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
+    assert client.post(merge, {"into": gianni.pk}, **EN).status_code == 302
+    for late in (
+        client.post(merge, {"into": gianni.pk}, **EN),  # the second tap
+        client.post(reverse("rename_player", args=[table.viewer_token, giani.pk]), {"name": "G"}),
+        client.get(reverse("rename_player", args=[table.viewer_token, giani.pk])),
+    ):
+        assert late.status_code == 302
+        page = client.get(late["Location"], **EN).content.decode()
+        assert "Another phone has just merged this player into another" in page
