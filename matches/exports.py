@@ -463,7 +463,26 @@ def _check_rematches(matches: list[MatchImport]) -> list[str]:
             begun_from[match.rematch] = number
             continue
         messages += refused.messages
-    return messages
+    return messages or _rematch_loops(matches)
+
+
+def _rematch_loops(matches: list[MatchImport]) -> list[str]:
+    """A rematch is begun after its match: following rematches never comes back round.
+    Each match has at most one, each the rematch of one match only: one walk each."""
+    walked: set[int] = set()
+    for start in range(1, len(matches) + 1):
+        path: list[int] = []
+        number: int | None = start
+        while number is not None and number not in walked:
+            walked.add(number)
+            path.append(number)
+            number = matches[number - 1].rematch
+        if number is not None and number in path:
+            return _fail(
+                "%(where)s: its rematch, or a rematch of that one, is this match again.",
+                where=gettext("Match %(match)s") % {"match": number},
+            ).messages
+    return []
 
 
 # --- Checking the parts of a file ------------------------------------------------

@@ -11,8 +11,9 @@ import re
 
 from gunicorn.glogging import Logger
 
-# /t/ or /join/, in any case and with letters percent-encoded (/%74/ is /t/ to the server).
-_PREFIX = r"/(?i:t|%[57]4|(?:j|%[46]a)(?:o|%[46]f)(?:i|%[46]9)(?:n|%[46]e))/"
+# /t/ or /join/, in any case and with any character percent-encoded (/%74/ and /t%2F are /t/
+# to the server).
+_PREFIX = r"(?i:(?:/|%2f)(?:t|%[57]4|(?:j|%[46]a)(?:o|%[46]f)(?:i|%[46]9)(?:n|%[46]e))(?:/|%2f))"
 _TOKEN = re.compile(rf"({_PREFIX})([^/?#\s]{{4}})[^/?#\s]*")
 
 
@@ -26,6 +27,8 @@ def redact(text: str) -> str:
     'GET /%74/W3qw…/ HTTP/1.1'
     >>> redact("GET /%4AOIN/W3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
     'GET /%4AOIN/W3qw…/ HTTP/1.1'
+    >>> redact("GET /t%2FW3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /t%2FW3qw…/ HTTP/1.1'
     """
     return _TOKEN.sub(r"\1\2…", text)
 

@@ -161,6 +161,14 @@ def test_names_full_of_brackets_are_no_sign_of_a_file_built_to_swell():
 
 
 @pytest.mark.django_db
+def test_rematches_that_go_round_in_a_loop_are_refused():
+    doc = document()
+    doc["matches"].insert(1, copy.deepcopy(doc["matches"][0]))
+    doc["matches"][0]["rematch"], doc["matches"][1]["rematch"] = 2, 1
+    assert refused(doc) == ["Match 1: its rematch, or a rematch of that one, is this match again."]
+
+
+@pytest.mark.django_db
 def test_two_matches_cannot_share_one_rematch():
     doc = document()
     doc["matches"].insert(1, copy.deepcopy(doc["matches"][0]))
