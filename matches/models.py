@@ -291,11 +291,16 @@ class Side(models.Model):
         return [p for p in (self.first_player, self.second_player) if p is not None]
 
     @property
+    def named_after_players(self) -> bool:
+        """Named after its players ("Alice & Carla", "Alice" in due), as a side is unless the
+        table gives it a name: a rename or a merge of a player renames it too."""
+        return self.name == pair_name([p.name for p in self.players])
+
+    @property
     def named_after_pair(self) -> bool:
-        """Named after its two players ("Alice & Carla"): the scoreboard shows them a line
-        each, so that a long first name cannot hide the partner's."""
-        players = self.players
-        return len(players) == 2 and self.name == pair_name([p.name for p in players])
+        """Named after its two players: the scoreboard shows them a line each, so that a long
+        first name cannot hide the partner's."""
+        return len(self.players) == 2 and self.named_after_players
 
 
 def _per_side(name: str, **kwargs) -> tuple[models.Field, models.Field]:

@@ -195,7 +195,7 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
         Side.objects.filter(_seated(player)).select_related("first_player", "second_player")
     )
     for side in sides:
-        named_after_players = side.name == pair_name([p.name for p in side.players])
+        named_after_players = side.named_after_players
         for seat in ("first_player", "second_player"):
             if getattr(side, f"{seat}_id") == player.pk:
                 setattr(side, seat, seated)

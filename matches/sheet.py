@@ -27,8 +27,9 @@ _STATE_SQL = (
 
 
 def is_htmx(request: HttpRequest) -> bool:
-    """`request.htmx`, read from META: django-htmx reads `request.headers`, a dict of every
-    header built on first use, and every phone's poll asks this."""
+    """`request.htmx`, read from META, and the one way every view asks: django-htmx reads
+    `request.headers`, a dict of every header built on first use, and every phone's poll
+    asks this."""
     return request.META.get("HTTP_HX_REQUEST") == "true"
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, Sum
 
-from matches.models import Change, DealKind, Match, Side, Status, Table, sort_key
+from matches.models import Change, DealKind, Match, Side, Status, Table, pair_name, sort_key
 
 SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
 
@@ -114,10 +114,8 @@ def table_stats(table: Table) -> dict:
             members = side.players
             records = [players.setdefault(p.pk, Record(p.name)) for p in members]
             if len(members) == 2:
-                pair_name = " & ".join(sorted((p.name for p in members), key=sort_key))
-                records.append(
-                    pairs.setdefault(frozenset(p.pk for p in members), Record(pair_name))
-                )
+                name = pair_name(sorted((p.name for p in members), key=sort_key))
+                records.append(pairs.setdefault(frozenset(p.pk for p in members), Record(name)))
             for record in records:
                 record.played += 1
                 record.won += match.winner == position

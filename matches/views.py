@@ -158,7 +158,7 @@ def _posted(request: HttpRequest):
 
 def _done(request: HttpRequest, url: str) -> HttpResponse:
     """Post/redirect/get; HTMX follows the redirect on the client."""
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return HttpResponseClientRedirect(url) if is_htmx(request) else redirect(url)
 
 
 # --- Home, tables, joining ----------------------------------------------------------------------
@@ -447,7 +447,7 @@ def _sheet_response(
         match.refresh_from_db()
         sheet = Sheet.load(match, can_score=can_score(request, match.table))
     context = sheet.context(form=form, notice=notice, request=request)
-    template = "matches/match.html#sheet" if request.htmx else "matches/match.html"
+    template = "matches/match.html#sheet" if is_htmx(request) else "matches/match.html"
     response = render(request, template, context, status=status)
     response["ETag"] = sheet.etag(request)
     return response
@@ -553,7 +553,7 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
         "side_names": (sides[0].name, sides[1].name),
         "changes": Paginator(changes, HISTORY_PAGE).get_page(request.GET.get("page")),
     }
-    template = "matches/history.html#changes" if request.htmx else "matches/history.html"
+    template = "matches/history.html#changes" if is_htmx(request) else "matches/history.html"
     return render(request, template, context)
 
 
@@ -587,7 +587,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
             form.add_error(None, refused.message)
         else:
             number = recorded.deal.number
-            if not request.htmx:
+            if not is_htmx(request):
                 return redirect(reverse("match", args=[token, match.pk]) + f"?saved={number}")
             if recorded.created:
                 return _saved(request, recorded, match, sides)
@@ -676,7 +676,7 @@ def _act(
         return _sheet_response(request, match, notice={"error": refused.message})
     except rules.DealInvalid as invalid:
         return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
-    if request.htmx:
+    if is_htmx(request):
         return _sheet_response(request, match, notice=done)
     return redirect("match", token, match.pk)
 
