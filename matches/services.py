@@ -112,7 +112,7 @@ def _lock_players(table: Table, *players: Player) -> list[Player]:
     fresh = Player.objects.in_bulk([player.pk for player in players])
     if len(fresh) < len(players):
         raise ServiceError(
-            _("Another phone has just merged this player into another: look at the list again.")
+            _("This player has just been merged into another: look at the list of players again.")
         )
     return [fresh[player.pk] for player in players]
 
@@ -171,15 +171,31 @@ def merge_players(*, player: Player, into: Player, by: str = "") -> Player:
     if into.table_id != player.table_id or into.pk == player.pk:
         raise ServiceError(_("Choose another player of this table."))
     player, into = _lock_players(player.table, player, into)
-    theirs = Side.objects.filter(_seated(player)).values("match_id")
-    if Side.objects.filter(_seated(into), match_id__in=theirs).exists():
-        raise ServiceError(
-            _("%(player)s and %(into)s played in the same match: they are two people.")
-            % {"player": player.name, "into": into.name}
-        )
+    if (refusal := merge_refusal(player=player, into=into)) is not None:
+        raise ServiceError(refusal)
     _reseat(player, into, was=player.name, action=Action.PLAYERS_MERGED, by=by)
     player.delete()
     return into
+
+
+def _named_apart(names: Sequence[str]) -> None:
+    """The sheet, its messages and the exports tell a match's two sides apart by name."""
+    if name_key(names[0]) == name_key(names[1]):
+        raise ServiceError(
+            _("Both sides are called “%(name)s”: give one of them another name.")
+            % {"name": names[1]}
+        )
+
+
+def merge_refusal(*, player: Player, into: Player) -> str | None:
+    """Why `player` cannot be merged into `into` (both sat at one match), or None."""
+    theirs = Side.objects.filter(_seated(player)).values("match_id")
+    if Side.objects.filter(_seated(into), match_id__in=theirs).exists():
+        return _("%(player)s and %(into)s played in the same match: they are two people.") % {
+            "player": player.name,
+            "into": into.name,
+        }
+    return None
 
 
 def _seated(player: Player) -> Q:
@@ -191,9 +207,9 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
     another one merged into. A side named after its players ("Alice & Dino", unless the table
     named it) takes their names as they now are, so a rename mends a typo on every sheet;
     every sheet they sit at has changed (they show who deals), and its history says why."""
-    sides = list(
-        Side.objects.filter(_seated(player)).select_related("first_player", "second_player")
-    )
+    matches = set(Side.objects.filter(_seated(player)).values_list("match_id", flat=True))
+    both = Side.objects.filter(match_id__in=matches).order_by("match_id", "position")
+    sides = list(both.select_related("first_player", "second_player"))
     for side in sides:
         named_after_players = side.named_after_players
         for seat in ("first_player", "second_player"):
@@ -201,8 +217,9 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
                 setattr(side, seat, seated)
         if named_after_players:
             side.name = pair_name([p.name for p in side.players])
+    for first, second in batched(sides, 2, strict=True):  # every match has two sides
+        _named_apart([first.name, second.name])
     Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
-    matches = {side.match_id for side in sides}
     Match.objects.filter(pk__in=matches).update(revision=F("revision") + 1)
     Change.objects.bulk_create(
         Change(
@@ -246,12 +263,7 @@ def start_match(
         (typed or "").strip() or pair_name(side)
         for typed, side in zip(side_names, players, strict=True)
     ]
-    if name_key(named[0]) == name_key(named[1]):
-        # The sheet, its messages and the exports tell the sides apart by name.
-        raise ServiceError(
-            _("Both sides are called “%(name)s”: give one of them another name.")
-            % {"name": named[1]}
-        )
+    _named_apart(named)
     seated = [[_player_named(table, name) for name in side] for side in players]
     return _seat(
         table,

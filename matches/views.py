@@ -305,7 +305,9 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
             same = taken.player
         except services.ServiceError as refused:
             form.add_error("name", refused.message)
-    context = {"table": table, "form": form, "player": player, "same": same}
+    # A merge is offered only where it could be done: not to two people of one match.
+    refusal = same and services.merge_refusal(player=player, into=same)
+    context = {"table": table, "form": form, "player": player, "same": same, "refusal": refusal}
     return render(request, "matches/player.html", context)
 
 
@@ -332,7 +334,9 @@ def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpRespon
             merge.add_error(None, refused.message)
     form = PlayerForm(initial={"name": player.name})
     same = merge.cleaned_data.get("into")
-    context = {"table": table, "form": form, "player": player, "same": same, "merge": merge}
+    refusal = " ".join(merge.non_field_errors()) or None
+    context = {"table": table, "form": form, "player": player, "same": same, "refusal": refusal}
+    context["merge"] = merge
     return render(request, "matches/player.html", context)
 
 

@@ -134,7 +134,7 @@ def test_a_player_merged_away_on_another_phone_is_said_so_not_written_to():
         lambda: services.merge_players(player=gianni, into=giani),
         lambda: services.rename_player(player=giani, name="Gianluca"),
     ):
-        with pytest.raises(services.ServiceError, match="just merged this player"):
+        with pytest.raises(services.ServiceError, match="has just been merged into another"):
             late()
     assert sorted(table.players.values_list("name", flat=True)) == [
         "Alice",

@@ -24,9 +24,12 @@
   window.bringTo = bringTo; // sheet.js (loaded after this file) uses it after a save
   // A form sent without HTMX comes back whole: focus goes to what it says is wrong, which
   // may be out of sight (an alert drawn with the page is not always read out).
+  // Else a notice the page was drawn to give (a merge done, say): drawn with the page, a
+  // status is not read out unless it takes focus.
   function focusError() {
     bringTo(document.querySelector("main [aria-invalid=true]") ||
-      document.querySelector("main .errorlist"));
+      document.querySelector("main .errorlist") ||
+      document.querySelector("main [data-focus-on-load]"));
   }
   document.addEventListener("DOMContentLoaded", function () {
     reveal(document);

@@ -178,6 +178,11 @@ def test_long_names_hide_no_partner_and_no_table_name_at_320_px(new_phone):
         box = line.bounding_box()
         assert box["height"] > 0 and box["x"] + box["width"] <= card["x"] + card["width"]
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    # Each entry label on one line, no word cut ("Declaration/s").
+    heights = page.locator(".side-entry label").evaluate_all(
+        "labels => labels.map(label => label.getBoundingClientRect().height)"
+    )
+    assert len(set(heights)) == 1, heights
     # The table's own page names it whole, on as many lines as it takes.
     page.locator(".crumb").click()
     heading = page.get_by_role("heading", level=1)

@@ -357,4 +357,28 @@ def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client):
     ):
         assert late.status_code == 302
         page = client.get(late["Location"], **EN).content.decode()
-        assert "Another phone has just merged this player into another" in page
+        assert "That player is no longer on the list: merged into another already." in page
+
+
+def test_no_merge_is_offered_for_two_people_of_one_match(client):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    services.start_match(table=table, players=[["Eva", "Dina"], ["Beppe", "Carla"]])
+    eva = Player.objects.get(table=table, name="Eva")
+    rename = reverse("rename_player", args=[table.viewer_token, eva.pk])
+    html = client.post(rename, {"name": "dina"}, **EN).content.decode()
+    assert "Eva and Dina played in the same match: they are two people." in html
+    assert "merge_player" not in html and "/merge" not in html  # no button that can only fail
+
+
+def test_a_rename_that_would_give_both_sides_one_name_is_refused(client):
+    table = services.create_table(name="Bar Sport")
+    client.post(reverse("join", args=[table.scorer_token]))
+    services.start_match(table=table, players=[["Hugo"], ["Ivo"]], side_names=["", "Zorro"])
+    hugo = Player.objects.get(table=table, name="Hugo")
+    rename = reverse("rename_player", args=[table.viewer_token, hugo.pk])
+    html = client.post(rename, {"name": "Zorro"}, **EN).content.decode()
+    assert "Both sides are called “Zorro”: give one of them another name." in html
+    assert Player.objects.get(pk=hugo.pk).name == "Hugo"
+    sides = Match.objects.get(table=table).sides.order_by("position")
+    assert list(sides.values_list("name", flat=True)) == ["Hugo", "Zorro"]  # nothing written
