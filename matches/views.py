@@ -295,26 +295,28 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
     if (player := table.players.filter(pk=player_id).first()) is None:
         return _player_gone(request, token)
     form = PlayerForm(_posted(request), initial={"name": player.name})
-    same = None
+    same = refusal = None
     if request.method == "POST" and form.is_valid():
         try:
             services.rename_player(player=player, name=form.cleaned_data["name"], by=_by(request))
             return _done(request, reverse("table", args=[token]) + "#players")
         except services.NameTaken as taken:
-            form.add_error("name", taken.message)
             same = taken.player
+            # A merge is offered only where it could be done: not to two people of one match.
+            # Offered, it is the answer (it takes focus), not an error of the name typed.
+            if refusal := services.merge_refusal(player=player, into=same):
+                form.add_error("name", taken.message)
         except services.ServiceError as refused:
             form.add_error("name", refused.message)
-    # A merge is offered only where it could be done: not to two people of one match.
-    refusal = same and services.merge_refusal(player=player, into=same)
-    context = {"table": table, "form": form, "player": player, "same": same, "refusal": refusal}
+    context = {"table": table, "form": form, "player": player, "same": same}
+    context["refusal"] = refusal
     return render(request, "matches/player.html", context)
 
 
 def _player_gone(request: HttpRequest, token: str) -> HttpResponse:
     """The player is not (or no longer) at this table: merged away on another phone, most
     likely (a second tap on Merge, say). The table's list of players says so."""
-    return _done(request, reverse("table", args=[token]) + "?gone=player#players")
+    return _done(request, reverse("table", args=[token]) + "?gone=player#player-gone")
 
 
 @table_page
@@ -329,7 +331,7 @@ def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpRespon
         into = merge.cleaned_data["into"]
         try:
             services.merge_players(player=player, into=into, by=_by(request))
-            return _done(request, reverse("table", args=[token]) + f"?merged={into.pk}#players")
+            return _done(request, reverse("table", args=[token]) + f"?merged={into.pk}#merged")
         except services.ServiceError as refused:
             merge.add_error(None, refused.message)
     form = PlayerForm(initial={"name": player.name})

@@ -297,13 +297,14 @@ def test_renaming_to_another_players_name_offers_to_merge_the_two(client):
     giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
     rename = reverse("rename_player", args=[table.viewer_token, giani.pk])
     html = client.post(rename, {"name": "gianni"}, **EN).content.decode()
-    assert "Gianni already plays at this table." in html
-    assert "Is Giani the same person as Gianni?" in html
+    # The offer is the answer, and takes focus: the name typed is not marked wrong.
+    assert "Gianni already plays at this table. Is Giani the same person?</h2>" in html
+    assert 'aria-invalid="true"' not in html
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
     assert f'action="{merge}"' in html and f'name="into" value="{gianni.pk}"' in html
     answer = client.post(merge, {"into": gianni.pk}, **EN)
     assert answer.status_code == 302
-    assert answer["Location"].endswith(f"?merged={gianni.pk}#players")
+    assert answer["Location"].endswith(f"?merged={gianni.pk}#merged")
     assert list(table.players.order_by("name").values_list("name", flat=True)) == [
         "Alice",
         "Beppe",

@@ -1,0 +1,28 @@
+"""The table's players, renamed and merged, in a real Chromium at phone size."""
+
+import pytest
+from playwright.sync_api import expect
+
+from matches import services
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_merge_is_offered_then_said_and_each_answer_takes_focus(phone):
+    table = services.create_table(name="Bar Sport")
+    services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
+    services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.get_by_role("button", name="Join").click()
+    phone.goto(f"/t/{table.viewer_token}/")
+    phone.get_by_role("link", name="Rename Giani").click()
+    phone.get_by_label("Player name").fill("gianni")
+    phone.get_by_role("button", name="Save").click()
+    offer = phone.get_by_role("heading", name="Gianni already plays at this table.")
+    expect(offer).to_be_focused()  # the answer to what was typed, read out at once
+    phone.get_by_role("button", name="Merge Giani into Gianni").click()
+    expect(phone.locator("#merged")).to_be_focused()
+    expect(phone.locator("#merged")).to_have_text(
+        "Merged: Gianni now has the matches and stats of both."
+    )
+    expect(phone.locator("#players li", has_text="Giani ")).to_have_count(0)
