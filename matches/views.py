@@ -269,7 +269,7 @@ def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
     services.rotate_link(table=table, which=which)
     if which == "scorer":
         _join(request, table)  # the phone that rotated keeps scoring
-    return _done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#share")
+    return _done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#rotated")
 
 
 @table_page

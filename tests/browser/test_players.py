@@ -1,4 +1,4 @@
-"""The table's players, renamed and merged, in a real Chromium at phone size."""
+"""The table page at phone size in Chromium: players renamed and merged, links made anew."""
 
 import pytest
 from playwright.sync_api import expect
@@ -26,3 +26,16 @@ def test_a_merge_is_offered_then_said_and_each_answer_takes_focus(phone):
         "Merged: Gianni now has the matches and stats of both."
     )
     expect(phone.locator("#players li", has_text="Giani ")).to_have_count(0)
+
+
+def test_a_new_scorer_link_is_said_and_the_notice_takes_focus(phone):
+    table = services.create_table(name="Bar Sport")
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.get_by_role("button", name="Join").click()
+    phone.goto(f"/t/{table.viewer_token}/")
+    phone.get_by_text("New scorer link…").click()
+    phone.get_by_role("button", name="Make a new scorer link").click()
+    expect(phone.locator("#rotated")).to_be_focused()
+    expect(phone.locator("#rotated")).to_have_text(
+        "New scorer link made: send it to the phones that score here."
+    )

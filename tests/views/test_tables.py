@@ -262,7 +262,7 @@ def test_a_new_scorer_link_is_asked_for_twice_and_said_after(scorer, table):
     assert "stops scoring until it opens the new link" in page
     old = table.scorer_token
     response = scorer.post(reverse("rotate_link", args=[table.viewer_token, "scorer"]), **EN)
-    assert response["Location"].endswith("?rotated=scorer#share")
+    assert response["Location"].endswith("?rotated=scorer#rotated")  # the notice takes focus
     table.refresh_from_db()
     assert table.scorer_token != old
     page = scorer.get(response["Location"].split("#")[0], **EN).content.decode()
