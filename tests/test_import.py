@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from matches import exports, services
 from matches.exports import ImportInvalid, parse_document, table_json_chunks, validate_document
 from matches.models import Change, Deal, Match, Player, Side, Table
+from tests.alarm import fails_after
 from tests.factories import TableFactory
 from tests.test_exports import _english, build_evening, json_document  # noqa: F401
 
@@ -436,19 +437,9 @@ def test_an_unclosed_string_of_escaped_quotes_is_refused_in_one_pass():
     """Anyone may upload a file: counting containers outside strings took time growing with
     the square of a run of escaped quotes (64 KB took 8 s). The alarm fails the test long
     before a million of them would end."""
-    import signal
-
-    def too_slow(signum, frame):
-        raise AssertionError("parse_document backtracks: an upload hangs a worker")
-
-    former = signal.signal(signal.SIGALRM, too_slow)
-    signal.alarm(5)
-    try:
-        with pytest.raises(ImportInvalid):
-            parse_document(b'{"x": "' + b'\\"' * 1_000_000 + b"}")
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, former)
+    hang = fails_after(5, "parse_document backtracks: an upload hangs a worker")
+    with hang, pytest.raises(ImportInvalid):
+        parse_document(b'{"x": "' + b'\\"' * 1_000_000 + b"}")
 
 
 def test_the_documented_example_is_a_valid_export():

@@ -28,6 +28,7 @@ from matches.rules import (
     seat_player,
     seats,
 )
+from tests.alarm import fails_after
 
 NAMES = ("Alice & Carla", "Beppe & Dino")
 RULES = MatchRules(side_names=NAMES, claims_allowed=True)
@@ -543,16 +544,6 @@ def test_a_cappotto_needs_no_card_points_typed_once_its_side_is_known():
 def test_a_huge_typed_string_is_refused_in_one_pass(raw):
     """Anyone with the scorer link could post one: a pattern that tried every split of its
     digits took minutes on 100,000 of them. The alarm fails the test long before."""
-    import signal
-
-    def too_slow(signum, frame):
-        raise AssertionError("parse_entry backtracks: a long string hangs a worker")
-
-    former = signal.signal(signal.SIGALRM, too_slow)
-    signal.alarm(5)
-    try:
-        with pytest.raises(RuleError):
-            parse_entry(raw, field="card_points_0", label="Card points")
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, former)
+    hang = fails_after(5, "parse_entry backtracks: a long string hangs a worker")
+    with hang, pytest.raises(RuleError):
+        parse_entry(raw, field="card_points_0", label="Card points")

@@ -289,12 +289,25 @@ def test_joining_opens_the_match_being_played_when_there_is_just_one(client, mat
     assert Client().post(join)["Location"] == reverse("table", args=[table.viewer_token])
 
 
-def test_renaming_to_another_players_name_offers_to_merge_the_two(client):
+@pytest.fixture
+def own_table(client):
+    """A table of its own (no players yet), joined by `client` as a scorer."""
     table = services.create_table(name="Bar Sport")
     client.post(reverse("join", args=[table.scorer_token]))
+    return table
+
+
+def entered_twice(table) -> tuple[Player, Player]:
+    """Giani and Gianni, the same person entered twice: each played one match."""
     services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
     services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
     giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+    return giani, gianni
+
+
+def test_renaming_to_another_players_name_offers_to_merge_the_two(client, own_table):
+    table = own_table
+    giani, gianni = entered_twice(table)
     rename = reverse("rename_player", args=[table.viewer_token, giani.pk])
     html = client.post(rename, {"name": "gianni"}, **EN).content.decode()
     # The offer is the answer, and takes focus: the name typed is not marked wrong.
@@ -320,9 +333,8 @@ def test_renaming_to_another_players_name_offers_to_merge_the_two(client):
 
 
 @pytest.mark.parametrize("into", ["", "abc", "999999", "self"])
-def test_a_merge_into_no_other_player_of_the_table_is_refused_in_words(client, into):
-    table = services.create_table(name="Bar Sport")
-    client.post(reverse("join", args=[table.scorer_token]))
+def test_a_merge_into_no_other_player_of_the_table_is_refused_in_words(client, own_table, into):
+    table = own_table
     giani = services.add_player(table=table, name="Giani")
     into = str(giani.pk) if into == "self" else into
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
@@ -332,9 +344,8 @@ def test_a_merge_into_no_other_player_of_the_table_is_refused_in_words(client, i
     assert table.players.count() == 1
 
 
-def test_two_players_of_one_match_are_not_merged_and_told_why(client):
-    table = services.create_table(name="Bar Sport")
-    client.post(reverse("join", args=[table.scorer_token]))
+def test_two_players_of_one_match_are_not_merged_and_told_why(client, own_table):
+    table = own_table
     services.start_match(table=table, players=[["Giani", "Gianni"], ["Beppe", "Carla"]])
     giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
@@ -343,12 +354,9 @@ def test_two_players_of_one_match_are_not_merged_and_told_why(client):
     assert table.players.count() == 4
 
 
-def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client):
-    table = services.create_table(name="Bar Sport")
-    client.post(reverse("join", args=[table.scorer_token]))
-    services.start_match(table=table, players=[["Giani", "Alice"], ["Beppe", "Carla"]])
-    services.start_match(table=table, players=[["Gianni", "Beppe"], ["Alice", "Carla"]])
-    giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
+def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client, own_table):
+    table = own_table
+    giani, gianni = entered_twice(table)
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
     assert client.post(merge, {"into": gianni.pk}, **EN).status_code == 302
     for late in (
@@ -361,9 +369,8 @@ def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client):
         assert "That player is no longer on the list: merged into another already." in page
 
 
-def test_no_merge_is_offered_for_two_people_of_one_match(client):
-    table = services.create_table(name="Bar Sport")
-    client.post(reverse("join", args=[table.scorer_token]))
+def test_no_merge_is_offered_for_two_people_of_one_match(client, own_table):
+    table = own_table
     services.start_match(table=table, players=[["Eva", "Dina"], ["Beppe", "Carla"]])
     eva = Player.objects.get(table=table, name="Eva")
     rename = reverse("rename_player", args=[table.viewer_token, eva.pk])
@@ -372,9 +379,8 @@ def test_no_merge_is_offered_for_two_people_of_one_match(client):
     assert "merge_player" not in html and "/merge" not in html  # no button that can only fail
 
 
-def test_a_rename_that_would_give_both_sides_one_name_is_refused(client):
-    table = services.create_table(name="Bar Sport")
-    client.post(reverse("join", args=[table.scorer_token]))
+def test_a_rename_that_would_give_both_sides_one_name_is_refused(client, own_table):
+    table = own_table
     services.start_match(table=table, players=[["Hugo"], ["Ivo"]], side_names=["", "Zorro"])
     hugo = Player.objects.get(table=table, name="Hugo")
     rename = reverse("rename_player", args=[table.viewer_token, hugo.pk])
