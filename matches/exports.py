@@ -351,12 +351,10 @@ _STRING_BYTES = re.compile(_STRING.pattern.encode())
 
 def parse_document(raw: bytes | str) -> dict:
     """The JSON object in an uploaded file; `validate_document` checks what it says."""
-    if isinstance(raw, bytes):
-        bare = _STRING_BYTES.sub(b'""', raw)
-        containers = bare.count(b"{") + bare.count(b"[")
-    else:
-        bare = _STRING.sub('""', raw)
-        containers = bare.count("{") + bare.count("[")
+    text = isinstance(raw, str)
+    strings, brace, bracket = (_STRING, "{", "[") if text else (_STRING_BYTES, b"{", b"[")
+    bare = strings.sub(raw[:0], raw)  # only the containers outside strings count
+    containers = bare.count(brace) + bare.count(bracket)
     if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
         raise ImportInvalid([_not_an_export()])
     try:
