@@ -31,9 +31,21 @@
       document.querySelector("main .errorlist") ||
       document.querySelector("main [data-focus-on-load]"));
   }
+  // A notice drawn from the address (?merged=4, ?edited=2) says what was just done. Once it
+  // is shown, its parameter leaves the address: a reload does not say it again.
+  function forgetDone() {
+    var url = new URL(window.location.href);
+    document.querySelectorAll("[data-once]").forEach(function (notice) {
+      url.searchParams.delete(notice.dataset.once);
+    });
+    if (url.href !== window.location.href) {
+      window.history.replaceState(window.history.state, "", url);
+    }
+  }
   document.addEventListener("DOMContentLoaded", function () {
     reveal(document);
     focusError();
+    forgetDone();
   });
   document.addEventListener("htmx:load", function (event) { reveal(event.detail.elt); });
 

@@ -26,6 +26,11 @@ def test_a_merge_is_offered_then_said_and_each_answer_takes_focus(phone):
         "Merged: Gianni now has the matches and stats of both."
     )
     expect(phone.locator("#players li", has_text="Giani ")).to_have_count(0)
+    # Said once: the address forgets it, so a reload does not say it again.
+    assert "merged=" not in phone.url
+    phone.reload()
+    expect(phone.get_by_role("heading", name="Players")).to_be_visible()
+    expect(phone.locator("#merged")).to_have_count(0)
 
 
 def test_a_new_scorer_link_is_said_and_the_notice_takes_focus(phone):
