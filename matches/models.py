@@ -58,17 +58,22 @@ _BLANK = "\u3164\u2800\u115f\u1160\uffa0"
 # The accents of Latin, Greek and Cyrillic letters, once apart from them (NFD); not the vowel
 # signs of scripts such as Devanagari, which make another name.
 _ACCENTS = re.compile("[\u0300-\u036f]")
+# Letters whose stroke or slash no decomposition takes off: "Łukasz" is Lukasz typed on a
+# phone without Polish, as "Niccolò" is Niccolo. Applied after casefold (Ł is ł by then).
+_PLAIN = str.maketrans(
+    {"đ": "d", "ħ": "h", "\u0131": "i", "ł": "l", "ø": "o", "ŧ": "t", "æ": "ae", "œ": "oe"}
+)
 
 
 def name_key(name: str) -> str:
     """What makes two names the same player: case (beyond A to Z), accents and unseen
     characters do not count. "Élodie" is "elodie"; "Strauß" is "STRAUSS"; "Niccolo" is
-    Niccolò typed without accents. An empty key is no name at all, as are marks with no
-    letter to sit on."""
+    Niccolò typed without accents, "Lukasz" Łukasz. An empty key is no name at all, as are
+    marks with no letter to sit on."""
     key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n")
     if all(unicodedata.category(char).startswith("M") for char in key):
         return ""
-    return _ACCENTS.sub("", unicodedata.normalize("NFD", key)).casefold()
+    return _ACCENTS.sub("", unicodedata.normalize("NFD", key)).casefold().translate(_PLAIN)
 
 
 def sort_key(name: str) -> tuple[str, str]:
@@ -77,7 +82,9 @@ def sort_key(name: str) -> tuple[str, str]:
     The database's own order (Lower) knows no better than A to Z on SQLite: lists shown to
     people are sorted with this."""
     letters = unicodedata.normalize("NFKD", _UNSEEN.sub("", name))
-    return "".join(c for c in letters if not unicodedata.combining(c)).casefold(), name
+    return "".join(c for c in letters if not unicodedata.combining(c)).casefold().translate(
+        _PLAIN
+    ), name
 
 
 class Player(models.Model):

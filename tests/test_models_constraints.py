@@ -197,3 +197,4 @@ def test_names_sort_as_people_alphabetise_them():
     names = ["Zoë", "Élodie", "dino", "Alice", "Ömer"]
     assert sorted(names, key=sort_key) == ["Alice", "dino", "Élodie", "Ömer", "Zoë"]
     assert sorted(["Élodie", "Elodie"], key=sort_key) == ["Elodie", "Élodie"]  # a tie, broken
+    assert sorted(["Zoë", "Łukasz", "Marco"], key=sort_key) == ["Łukasz", "Marco", "Zoë"]

@@ -180,6 +180,12 @@ def test_a_name_typed_without_its_accents_is_the_same_player(scorer, table):
     seated = table.matches.order_by("-pk").first().sides.get(position=0).first_player
     assert seated.name == "Niccolò Ferraù"
     assert table.players.filter(name__startswith="Nicc").count() == 1
+    # Letters with a stroke or a slash, which no decomposition takes apart, fold as well.
+    scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Łukasz Đurić"})
+    html = scorer.post(
+        reverse("add_player", args=[table.viewer_token]), {"name": "lukasz duric"}, **EN
+    ).content.decode()
+    assert "Łukasz Đurić already plays at this table." in html
     # Other scripts' vowel signs are letters of another name, not accents.
     scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "कि"})
     scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "क"})
