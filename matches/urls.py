@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.urls import path, re_path, register_converter
 
 from matches import views
@@ -37,6 +38,7 @@ register_converter(IdConverter, "id")
 register_converter(TokenConverter, "token")
 
 match = "t/<token:token>/m/<id:match_id>/"
+LANGUAGES = "|".join(code for code, _name in settings.LANGUAGES)
 
 urlpatterns = [
     # First: every phone at a table polls the sheet every few seconds.
@@ -46,6 +48,11 @@ urlpatterns = [
     path("offline", views.offline, name="offline"),
     path("floor", views.floor, name="floor"),
     path("sw.js", views.service_worker, name="service_worker"),
+    re_path(
+        rf"^manifest\.(?P<language>{LANGUAGES})\.webmanifest$",
+        views.manifest,
+        name="manifest",
+    ),
     path("tables/new", views.create_table, name="create_table"),
     path("tables/import", views.import_table, name="import_table"),
     path("join/<token:scorer_token>/", views.join, name="join"),

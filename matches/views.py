@@ -20,13 +20,16 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseNotModified,
+    JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -748,6 +751,51 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
 @require_safe
 def offline(request: HttpRequest) -> HttpResponse:
     return render(request, "offline.html")
+
+
+# What the manifest says in every language: how the installed app looks.
+_INSTALLED = {
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "orientation": "portrait",
+    "background_color": "#f6f4ee",
+    "theme_color": "#1f6f4a",
+}
+_ICONS = [
+    ("icons/icon-192.png", "192x192", "image/png", "any"),
+    ("icons/icon-512.png", "512x512", "image/png", "any"),
+    ("icons/maskable-512.png", "512x512", "image/png", "maskable"),
+    ("icons/icon.svg", "any", "image/svg+xml", "any"),
+]
+
+
+@require_safe
+def manifest(request: HttpRequest, language: str) -> HttpResponse:
+    """The web app manifest in the page's language: the name a phone gives the installed app.
+
+    One address per language (the page names its own), so any cache may keep it a day.
+    """
+    with translation.override(language):
+        names = {
+            "lang": language,
+            "name": gettext("Tressette Scoresheet"),
+            "short_name": gettext("Tressette"),
+            "description": gettext(
+                "The score of your Tressette matches, on every phone at the table."
+            ),
+        }
+    icons = [
+        {"src": static(name), "sizes": sizes, "type": kind, "purpose": purpose}
+        for name, sizes, kind, purpose in _ICONS
+    ]
+    response = JsonResponse(
+        {**names, **_INSTALLED, "icons": icons},
+        content_type="application/manifest+json",
+        json_dumps_params={"ensure_ascii": False},
+    )
+    patch_cache_control(response, public=True, max_age=24 * 3600)
+    return response
 
 
 @require_safe

@@ -1,17 +1,38 @@
 import json
-from pathlib import Path
 
-STATIC = Path(__file__).resolve().parents[2] / "static"
+import pytest
+from django.conf import settings
+from django.contrib.staticfiles import finders
 
 
-def test_the_manifest_makes_the_app_installable():
-    manifest = json.loads((STATIC / "manifest.webmanifest").read_text())
+@pytest.mark.parametrize(
+    ("language", "name"), [("en", "Tressette Scoresheet"), ("it", "Segnapunti Tressette")]
+)
+def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_language(
+    client, db, language, name
+):
+    html = client.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    href = f"/manifest.{language}.webmanifest"
+    assert f'<link rel="manifest" href="{href}">' in html
+    response = client.get(href, HTTP_ACCEPT_LANGUAGE="fr")  # the address decides, not the phone
+    assert response["Content-Type"] == "application/manifest+json"
+    assert "public" in response["Cache-Control"]
+    manifest = json.loads(response.content)
+    assert (manifest["lang"], manifest["name"], manifest["short_name"]) == (
+        language,
+        name,
+        "Tressette",
+    )
+    assert manifest["description"].startswith(
+        {"en": "The score of your", "it": "I punti delle tue"}[language]
+    )
     assert manifest["display"] == "standalone"
     assert manifest["theme_color"] and manifest["start_url"] == "/"
     purposes = {icon["purpose"] for icon in manifest["icons"]}
     assert {"any", "maskable"} <= purposes
     for icon in manifest["icons"]:
-        assert (STATIC / icon["src"]).exists()
+        assert finders.find(icon["src"].removeprefix(settings.STATIC_URL))
+    assert client.get("/manifest.fr.webmanifest").status_code == 404
 
 
 def test_every_page_links_the_manifest_and_registers_the_service_worker(client, db):
