@@ -48,24 +48,35 @@
     return checked ? checked.value : "normal";
   }
 
-  // Typing one side's card points fills in the other side's: together they make the deal's total.
+  // Typing one side's card points fills in the other side's: together they make the deal's
+  // total. Not in a claim (the deal stopped early: the other pile is not all the rest), so
+  // a side's points filled in before the claim was picked are taken out again, and put back
+  // if the deal is played out after all.
+  function cardFields() { return form().querySelectorAll("input[data-card-points]"); }
+  function fillIn() {
+    var fields = cardFields();
+    var typed = [].filter.call(fields, function (field) { return field.dataset.typed === "1"; });
+    if (typed.length !== 1) return;
+    var other = typed[0] === fields[0] ? fields[1] : fields[0];
+    var value = typed[0].value.trim();
+    var total = parseInt(form().dataset.cardPoints, 10);
+    if (kind() === "claim" || value === "") {
+      other.value = "";
+    } else if (/^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total) {
+      other.value = String(total - parseInt(value, 10));
+    }
+  }
   document.addEventListener("input", function (event) {
     var f = form();
     if (!f || !f.contains(event.target)) return;
     markTyping();
-    var input = event.target;
-    if (!input.hasAttribute("data-card-points")) return;
-    input.dataset.typed = "1";
-    var fields = f.querySelectorAll("input[data-card-points]");
-    var other = fields[0] === input ? fields[1] : fields[0];
-    var value = input.value.trim();
-    var total = parseInt(f.dataset.cardPoints, 10);
-    if (kind() === "claim" || other.dataset.typed === "1") return;
-    if (/^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total) {
-      other.value = String(total - parseInt(value, 10));
-    } else if (value === "") {
-      other.value = "";
+    if (event.target.hasAttribute("data-card-points")) {
+      event.target.dataset.typed = "1";
+      fillIn();
     }
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.name === "kind" && form() && form().contains(event.target)) fillIn();
   });
 
   // Declaration chips add to the field; "Clear" empties it.

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def create_table_and_match(
-    page, *, line="21", tie_rule=None, pair=True, names=None, table="Bar Sport"
+    page, *, line="21", tie_rule=None, pair=True, names=None, table="Bar Sport", claims=False
 ):
     page.goto("/")
     page.get_by_label("Table name").fill(table)
@@ -28,6 +28,8 @@ def create_table_and_match(
     page.get_by_label("Line", exact=True).fill(line)
     if tie_rule:
         page.get_by_label(tie_rule).check()
+    if claims:
+        page.get_by_label("Claims allowed", exact=False).check()
     page.get_by_role("button", name="Start match").click()
     expect(page.get_by_role("heading", name="Deal 1")).to_be_visible()
     page.wait_for_load_state("load")  # the sheet's script listens before anything is typed
@@ -133,6 +135,25 @@ def test_a_cappotto_from_behind_wins_the_match(phone):
     phone.get_by_role("button", name="End match").click()
     expect(phone.locator(".result")).to_contain_text("Alice & Carla won the match")
     assert totals(phone) == ["21", "18"]
+
+
+def test_picking_a_claim_takes_out_the_card_points_filled_in_for_the_other_side(phone):
+    """11 minus the points typed is the other pile only in a deal played out."""
+    create_table_and_match(phone, claims=True)
+    mine, theirs = phone.locator("#id_card_points_0"), phone.locator("#id_card_points_1")
+    mine.fill("6")
+    expect(theirs).to_have_value("5")
+    phone.locator("#deal-form").get_by_label("Claim", exact=True).check()
+    expect(theirs).to_have_value("")
+    phone.locator("#deal-form").get_by_label("Normal", exact=True).check()
+    expect(theirs).to_have_value("5")
+    phone.locator("#deal-form").get_by_label("Claim", exact=True).check()
+    phone.locator("#deal-form .side-choice").get_by_text("Alice & Carla", exact=True).click()
+    phone.locator("#id_declared_points_0").fill("15")  # 6 + 15 = 21: a right claim
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator(".decided")).to_contain_text("Alice & Carla")
+    deal = Deal.objects.get()
+    assert (deal.kind, deal.card_points_0, deal.card_points_1) == ("claim", 6, 0)
 
 
 @pytest.mark.parametrize(
