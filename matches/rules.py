@@ -293,12 +293,31 @@ def complete_card_points(
     >>> complete_card_points(None, None, kind="cappotto", side=1)
     (0, 11)
 
+    A sweep with its side picked fills in a blank side by the sweep's rule, not as 11 minus
+    the other: what is wrong is then said of the number typed (a cappotto's sweeper at 10 is
+    10 against 0, not 10 against 1 and the blank side's fault).
+
+    >>> complete_card_points(10, None, kind="cappotto", side=0)
+    (10, 0)
+    >>> complete_card_points(None, 1, kind="stramazzo", side=0)
+    (10, 1)
+
     A claim stops the deal early, so both must be typed; blank means 0 there.
     """
     if first is None and second is None and kind == DealKind.CAPPOTTO:
         if side not in (0, 1):
             raise _sweep_side_required()
         return (CARD_POINTS_PER_DEAL, 0) if side == 0 else (0, CARD_POINTS_PER_DEAL)
+    if (first is None) != (second is None) and is_sweep(kind) and side in (0, 1):
+        cards = [first, second]
+        if cards[side] is None:  # every card point; in a stramazzo, maybe the last trick's not
+            other = cards[1 - side]
+            stramazzo = kind == DealKind.STRAMAZZO and other in (0, 1)
+            cards[side] = CARD_POINTS_PER_DEAL - other if stramazzo else CARD_POINTS_PER_DEAL
+        else:  # none; in a stramazzo, maybe the last trick's
+            left = CARD_POINTS_PER_DEAL - cards[side]
+            cards[1 - side] = left if kind == DealKind.STRAMAZZO and left in (0, 1) else 0
+        return (cards[0], cards[1])
     if first is None and second is None:
         raise RuleError(
             "card_points_missing",
@@ -637,7 +656,34 @@ def _deal_errors(
     if cards_ok and kind in _SWEEPS and side is not None:
         other = 1 - side
         params = {"side": names[other], "value": cards[other]}
-        if kind is DealKind.CAPPOTTO and cards[other] != 0:
+        # The sweeper's own points first: with them wrong, the other side's (filled in as 11
+        # minus them) are wrong only because of them.
+        if kind is DealKind.CAPPOTTO and cards[side] != CARD_POINTS_PER_DEAL:
+            cards_ok = False
+            errors.append(
+                RuleError(
+                    "cappotto_sweeper_card_points",
+                    gettext_noop(
+                        "In a cappotto %(side)s took every trick, so their card points are 11."
+                    ),
+                    {"side": names[side], "value": cards[side]},
+                    field=f"card_points_{side}",
+                )
+            )
+        elif kind is DealKind.STRAMAZZO and cards[side] < CARD_POINTS_PER_DEAL - 1:
+            cards_ok = False
+            errors.append(
+                RuleError(
+                    "stramazzo_sweeper_card_points",
+                    gettext_noop(
+                        "In a stramazzo %(side)s took every card point, so their card points "
+                        "are 11, or 10 if the other side took the last trick."
+                    ),
+                    {"side": names[side], "value": cards[side]},
+                    field=f"card_points_{side}",
+                )
+            )
+        elif kind is DealKind.CAPPOTTO and cards[other] != 0:
             cards_ok = False
             errors.append(
                 RuleError(

@@ -146,12 +146,23 @@ def test_a_sweep_wins_on_the_spot_whatever_the_totals(line, deals, entry, points
 def test_a_cappotto_leaves_the_other_side_no_card_points():
     rules = rules_for()
     with pytest.raises(DealInvalid) as caught:
-        check_deal(rules, [], sweep(DealKind.CAPPOTTO, 0, 10, 1))
+        check_deal(rules, [], sweep(DealKind.CAPPOTTO, 0, 11, 1))
     [error] = caught.value.errors
     assert error.code == "cappotto_card_points"
     assert error.field == "card_points_1"
     assert str(error) == (
         "In a cappotto Beppe & Dino took no tricks, so their card points must be 0."
+    )
+
+
+def test_a_cappotto_with_10_for_the_sweeper_is_said_of_the_sweepers_points():
+    rules = rules_for()
+    with pytest.raises(DealInvalid) as caught:
+        check_deal(rules, [], sweep(DealKind.CAPPOTTO, 0, 10, 0))
+    [error] = caught.value.errors
+    assert error.field == "card_points_0"
+    assert (
+        str(error) == "In a cappotto Alice & Carla took every trick, so their card points are 11."
     )
 
 

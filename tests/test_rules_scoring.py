@@ -20,6 +20,7 @@ from matches.rules import (
     card_points_from_count,
     check_deal,
     check_line,
+    complete_card_points,
     dealer_for,
     declaration_pairs,
     declaration_totals_for_side,
@@ -419,21 +420,46 @@ def test_declarations_that_do_not_fit_one_deck_are_always_refused(pair):
 
 @given(st.integers(0, 1), st.integers(1, 11))
 def test_a_cappotto_where_the_other_side_scored_card_points_is_always_refused(side, other):
-    cards = [11 - other, 11 - other]
+    cards = [11, 11]
     cards[1 - side] = other
     entry = DealEntry(tuple(cards), (0, 0), DealKind.CAPPOTTO, side=side)
     _rejected_with(entry, "cappotto_card_points", f"card_points_{1 - side}", 1 - side)
 
 
-@given(st.integers(0, 1), st.integers(2, 11))
-def test_a_stramazzo_where_the_other_side_scored_more_than_the_last_trick_is_refused(side, other):
-    cards = [11 - other, 11 - other]
+@given(st.integers(0, 1), st.integers(0, 10), st.integers(0, 11))
+def test_a_cappotto_where_the_sweeper_has_not_all_11_is_refused_of_the_sweeper(
+    side, sweeper, other
+):
+    """Whatever the other side shows: typed as 10, with the other side's left blank, it was
+    the sweeper's points that were wrong."""
+    cards = [other, other]
+    cards[side] = sweeper
+    entry = DealEntry(tuple(cards), (0, 0), DealKind.CAPPOTTO, side=side)
+    _rejected_with(entry, "cappotto_sweeper_card_points", f"card_points_{side}", side)
+    assert "took every trick, so their card points are 11" in str(errors_of(entry, RULES)[0])
+
+
+@given(st.integers(0, 1), st.integers(2, 11), st.integers(10, 11))
+def test_a_stramazzo_where_the_other_side_scored_more_than_the_last_trick_is_refused(
+    side, other, sweeper
+):
+    cards = [sweeper, sweeper]
     cards[1 - side] = other
     entry = DealEntry(tuple(cards), (0, 0), DealKind.STRAMAZZO, side=side)
     _rejected_with(entry, "stramazzo_card_points", f"card_points_{1 - side}", 1 - side)
 
 
-@given(st.integers(0, 1), st.integers(0, 1), st.integers(0, 11))
+@given(st.integers(0, 1), st.integers(0, 9), st.integers(0, 11))
+def test_a_stramazzo_where_the_sweeper_has_less_than_10_is_refused_of_the_sweeper(
+    side, sweeper, other
+):
+    cards = [other, other]
+    cards[side] = sweeper
+    entry = DealEntry(tuple(cards), (0, 0), DealKind.STRAMAZZO, side=side)
+    _rejected_with(entry, "stramazzo_sweeper_card_points", f"card_points_{side}", side)
+
+
+@given(st.integers(0, 1), st.integers(0, 1), st.integers(10, 11))
 def test_a_sweep_must_still_add_up_to_11(side, last_trick, sweeper):
     if sweeper + last_trick == 11:
         return
@@ -441,6 +467,26 @@ def test_a_sweep_must_still_add_up_to_11(side, last_trick, sweeper):
     cards[side], cards[1 - side] = sweeper, last_trick
     entry = DealEntry(tuple(cards), (0, 0), DealKind.STRAMAZZO, side=side)
     _rejected_with(entry, "card_points_sum", "", None)
+
+
+@given(
+    st.sampled_from([DealKind.CAPPOTTO, DealKind.STRAMAZZO]),
+    st.integers(0, 1),
+    st.integers(0, 1),
+    st.integers(0, 12),
+)
+def test_a_sweeps_blank_side_is_filled_in_by_the_sweeps_rule(kind, side, blank, typed):
+    """So whatever is wrong is said of the number typed, never of the blank field."""
+    cards: list[int | None] = [typed, typed]
+    cards[blank] = None
+    completed = complete_card_points(*cards, kind=kind, side=side)
+    try:
+        check_deal(RULES, [], DealEntry(completed, (0, 0), kind, side=side))
+    except DealInvalid as invalid:
+        fields = {error.field for error in invalid.errors}
+        assert fields <= {"", f"card_points_{1 - blank}"}, invalid.errors
+    else:
+        assert sum(completed) == 11 and completed[side] >= 10
 
 
 @given(st.integers(0, 11), st.integers(0, 11), st.integers(0, 1))

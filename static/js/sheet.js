@@ -49,9 +49,10 @@
   }
 
   // Typing one side's card points fills in the other side's: together they make the deal's
-  // total. Not in a claim (the deal stopped early: the other pile is not all the rest), so
-  // a side's points filled in before the claim was picked are taken out again, and put back
-  // if the deal is played out after all.
+  // total. Only in a deal played out: a claim stopped early (the other pile is not all the
+  // rest), and the server fills in a sweep's blank side by the sweep's rule, so that a wrong
+  // number is said of the one typed. Points filled in before such a kind was picked are
+  // taken out again, and put back if the deal is played out after all.
   function cardFields() { return form().querySelectorAll("input[data-card-points]"); }
   function fillIn() {
     var fields = cardFields();
@@ -60,7 +61,7 @@
     var other = typed[0] === fields[0] ? fields[1] : fields[0];
     var value = typed[0].value.trim();
     var total = parseInt(form().dataset.cardPoints, 10);
-    if (kind() === "claim" || value === "") {
+    if (kind() !== "normal" || value === "") {
       other.value = "";
     } else if (/^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total) {
       other.value = String(total - parseInt(value, 10));

@@ -137,7 +137,7 @@ def test_a_cappotto_from_behind_wins_the_match(phone):
     assert totals(phone) == ["21", "18"]
 
 
-def test_picking_a_claim_takes_out_the_card_points_filled_in_for_the_other_side(phone):
+def test_a_claim_or_a_sweep_takes_out_the_card_points_filled_in_for_the_other_side(phone):
     """11 minus the points typed is the other pile only in a deal played out."""
     create_table_and_match(phone, claims=True)
     mine, theirs = phone.locator("#id_card_points_0"), phone.locator("#id_card_points_1")
@@ -147,6 +147,8 @@ def test_picking_a_claim_takes_out_the_card_points_filled_in_for_the_other_side(
     expect(theirs).to_have_value("")
     phone.locator("#deal-form").get_by_label("Normal", exact=True).check()
     expect(theirs).to_have_value("5")
+    phone.locator("#deal-form").get_by_label("Stramazzo", exact=True).check()
+    expect(theirs).to_have_value("")  # a sweep's blank side: filled in by the server
     phone.locator("#deal-form").get_by_label("Claim", exact=True).check()
     phone.locator("#deal-form .side-choice").get_by_text("Alice & Carla", exact=True).click()
     phone.locator("#id_declared_points_0").fill("15")  # 6 + 15 = 21: a right claim

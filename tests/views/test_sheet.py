@@ -64,6 +64,18 @@ def test_it_refuses_a_declaration_of_5_beside_its_field(scorer, deal_url):
     assert not Deal.objects.exists()
 
 
+def test_a_cappotto_with_10_typed_for_the_sweeper_is_said_of_that_field(scorer, deal_url):
+    """Left blank, the other side's points are not 11 minus the 10 (a blank field blamed)."""
+    data = deal_data(a="10", b="", da="", db="", kind="cappotto", side="0")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert 'id="id_card_points_0-error"' in html
+    assert 'id="id_card_points_1-error"' not in html
+    assert "Alice &amp; Carla took every trick, so their card points are 11." in html
+    assert not Deal.objects.exists()
+    scorer.post(deal_url, {**data, "card_points_0": "11"}, **HX)
+    assert Deal.objects.get().card_points == (11, 0)
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [("-1", "cannot be negative"), ("2.5", "whole number"), ("abc", "must be a number")],
