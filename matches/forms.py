@@ -19,7 +19,9 @@ from matches.models import (
 )
 
 ZWJ = "\u200d"
-NUMERIC = {"inputmode": "numeric", "pattern": "[0-9]*", "autocomplete": "off", "size": "3"}
+# The numeric keypad, with no `pattern`: the browser would refuse "7⅓" or " 7" with its own
+# bubble, in its own language, before the app could read or explain them.
+NUMERIC = {"inputmode": "numeric", "autocomplete": "off", "size": "3"}
 
 
 def rule_error(error: rules.RuleError) -> ValidationError:

@@ -109,14 +109,22 @@ class DealInvalid(ValueError):
 
 # --- Entries ---------------------------------------------------------------
 
-_DIGITS_TEXT = re.compile(r"[0-9]+")
+# Digits of any script (\d is Unicode's decimal digits, which int() reads): a phone's keypad
+# may type a full-width or an Arabic-Indic 7.
+_DIGITS_TEXT = re.compile(r"\d+")
 # Each digit can be matched one way only (possessive runs): a long typed string that fails
-# to match is refused in one pass, where "[0-9]+[.,]?[0-9]*" tried every split of its digits.
-_NEGATIVE_TEXT = re.compile(r"[-\u2212](?:[0-9]++(?:[.,][0-9]*+)?|[.,][0-9]++)")
-_DECIMAL_TEXT = re.compile(r"[0-9]++[.,][0-9]*+|[.,][0-9]++")
+# to match is refused in one pass, where "\d+[.,]?\d*" tried every split of its digits.
+_NEGATIVE_TEXT = re.compile(r"[-\u2212](?:\d++(?:[.,]\d*+)?|[.,]\d++)")
+# A whole part and a fraction: 7.33, 7,5, .5, 7⅓, 7 ⅔, 7½.
+_DECIMAL_TEXT = re.compile(
+    r"(\d*+)(?:[.,]\d++|(?<=\d)[.,])|(\d++) ?+[\u2153\u2154\u00bd\u00bc\u00be]"
+)
 _BLANK = gettext_noop("%(label)s is empty: enter a whole number, like 7.")
 _NOT_A_NUMBER = gettext_noop("%(label)s must be a number, like 7.")
 _NOT_WHOLE = gettext_noop("%(label)s must be a whole number, like 7.")
+_FRACTION_DROPPED = gettext_noop(
+    "%(label)s must be a whole number: each side drops its own fraction, so %(typed)s is %(whole)s."
+)
 _NEGATIVE = gettext_noop("%(label)s cannot be negative.")
 _TOO_LARGE = gettext_noop("%(label)s is too large: at most %(max)s.")
 
@@ -128,10 +136,10 @@ def parse_entry(raw: object, *, field: str, label: str) -> int:
 
     >>> parse_entry(" 07 ", field="card_points_0", label="Alice & Carla card points")
     7
-    >>> parse_entry("3,5", field="card_points_0", label="Alice & Carla card points")
+    >>> parse_entry("7⅓", field="card_points_0", label="Card points")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    matches.rules.RuleError: Alice & Carla card points must be a whole number, like 7.
+    matches.rules.RuleError: Card points must be a whole number: each side drops its own ...
     """
     params = {"label": label, "max": MAX_ENTRY}
     if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -154,8 +162,13 @@ def parse_entry(raw: object, *, field: str, label: str) -> int:
     text = raw.strip()
     if _NEGATIVE_TEXT.fullmatch(text):
         raise RuleError("negative", _NEGATIVE, params, field=field)
-    if _DECIMAL_TEXT.fullmatch(text):
-        raise RuleError("not_whole", _NOT_WHOLE, params, field=field)
+    if fraction := _DECIMAL_TEXT.fullmatch(text):
+        if not field.startswith("card_points"):
+            raise RuleError("not_whole", _NOT_WHOLE, params, field=field)
+        # Card points counted in thirds: the rules drop a side's own fraction (7⅓ is 7).
+        whole = int(fraction[1] or fraction[2] or 0)
+        params.update(typed=text, whole=whole)
+        raise RuleError("not_whole", _FRACTION_DROPPED, params, field=field)
     if not _DIGITS_TEXT.fullmatch(text):
         raise RuleError("not_a_number", _NOT_A_NUMBER, params, field=field)
     digits = text.lstrip("0") or "0"
@@ -302,7 +315,11 @@ def complete_card_points(
     >>> complete_card_points(None, 1, kind="stramazzo", side=0)
     (10, 1)
 
-    A claim stops the deal early, so both must be typed; blank means 0 there.
+    A claim stops the deal early, so the other side's pile is not all the rest: a side left
+    blank took none. With both blank nothing was counted yet, and the claim is not scored.
+
+    >>> complete_card_points(7, None, kind="claim")
+    (7, 0)
     """
     if first is None and second is None and kind == DealKind.CAPPOTTO:
         if side not in (0, 1):
@@ -318,6 +335,16 @@ def complete_card_points(
             left = CARD_POINTS_PER_DEAL - cards[side]
             cards[1 - side] = left if kind == DealKind.STRAMAZZO and left in (0, 1) else 0
         return (cards[0], cards[1])
+    if first is None and second is None and kind == DealKind.CLAIM:
+        # A claim decides the match on the points so far: nothing typed is not taken as 0.
+        raise RuleError(
+            "claim_card_points_missing",
+            gettext_noop(
+                "A claim counts the card points taken so far: type them (0 for a side that "
+                "took none)."
+            ),
+            field="card_points_0",
+        )
     if first is None and second is None:
         raise RuleError(
             "card_points_missing",

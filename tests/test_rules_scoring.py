@@ -161,7 +161,17 @@ def test_a_claims_count_gives_the_counted_side_only(aces, figures, last_trick):
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("7", 7), (" 07 ", 7), ("0", 0), ("999", 999), (3, 3), (3.0, 3), ("000000000011", 11)],
+    [
+        ("7", 7),
+        (" 07 ", 7),
+        ("0", 0),
+        ("999", 999),
+        (3, 3),
+        (3.0, 3),
+        ("000000000011", 11),
+        ("\uff17", 7),  # a full-width keypad's 7
+        ("\u0663", 3),  # an Arabic-Indic 3
+    ],
 )
 def test_an_entry_is_read_as_a_whole_number(raw, expected):
     assert parse_entry(raw, field="card_points_0", label="Card points") == expected
@@ -177,14 +187,37 @@ def test_an_entry_is_read_as_a_whole_number(raw, expected):
         ("\u22123", "negative", "Card points cannot be negative."),
         (-3, "negative", "Card points cannot be negative."),
         ("-3.5", "negative", "Card points cannot be negative."),
-        ("3.5", "not_whole", "Card points must be a whole number, like 7."),
-        ("3,5", "not_whole", "Card points must be a whole number, like 7."),
-        (".5", "not_whole", "Card points must be a whole number, like 7."),
+        (
+            "3.5",
+            "not_whole",
+            "Card points must be a whole number: each side drops its own fraction, so 3.5 is 3.",
+        ),
         (3.5, "not_whole", "Card points must be a whole number, like 7."),
         ("abc", "not_a_number", "Card points must be a number, like 7."),
         ("7a", "not_a_number", "Card points must be a number, like 7."),
         ("1e3", "not_a_number", "Card points must be a number, like 7."),
-        ("٣", "not_a_number", "Card points must be a number, like 7."),
+        ("٣/", "not_a_number", "Card points must be a number, like 7."),
+        ("7/3", "not_a_number", "Card points must be a number, like 7."),
+        (
+            "7.",
+            "not_whole",
+            "Card points must be a whole number: each side drops its own fraction, so 7. is 7.",
+        ),
+        (
+            "7.33",
+            "not_whole",
+            "Card points must be a whole number: each side drops its own fraction, so 7.33 is 7.",
+        ),
+        (
+            "7 ⅔",
+            "not_whole",
+            "Card points must be a whole number: each side drops its own fraction, so 7 ⅔ is 7.",
+        ),
+        (
+            ",5",
+            "not_whole",
+            "Card points must be a whole number: each side drops its own fraction, so ,5 is 0.",
+        ),
         (True, "not_a_number", "Card points must be a number, like 7."),
         (float("nan"), "not_a_number", "Card points must be a number, like 7."),
         (float("inf"), "not_a_number", "Card points must be a number, like 7."),
@@ -593,3 +626,10 @@ def test_a_huge_typed_string_is_refused_in_one_pass(raw):
     hang = fails_after(5, "parse_entry backtracks: a long string hangs a worker")
     with hang, pytest.raises(RuleError):
         parse_entry(raw, field="card_points_0", label="Card points")
+
+
+def test_only_card_points_are_told_to_drop_a_fraction():
+    """Thirds are a card-points thing: a declaration or a count is simply whole."""
+    with pytest.raises(RuleError) as caught:
+        parse_entry("3,5", field="declared_points_0", label="Declarations")
+    assert str(caught.value) == "Declarations must be a whole number, like 7."

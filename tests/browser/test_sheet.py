@@ -213,6 +213,19 @@ def test_long_names_hide_no_partner_and_no_table_name_at_320_px(new_phone):
     assert heading.evaluate("e => e.scrollWidth <= e.clientWidth")
 
 
+def test_a_fraction_typed_reaches_the_app_and_is_explained_in_its_words(phone):
+    """No `pattern` on the fields: Chromium would refuse "7⅓" with its own bubble."""
+    create_table_and_match(phone)
+    phone.locator("#id_card_points_0").fill("7⅓")
+    phone.locator("#id_card_points_1").fill("3⅔")
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator("#id_card_points_0-error")).to_have_text(
+        "Alice & Carla card points must be a whole number: each side drops its own fraction, "
+        "so 7⅓ is 7."
+    )
+    assert not Deal.objects.exists()
+
+
 def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):
     create_table_and_match(phone)
     phone.locator("#id_card_points_0").fill("8")

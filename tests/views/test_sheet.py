@@ -76,6 +76,17 @@ def test_a_cappotto_with_10_typed_for_the_sweeper_is_said_of_that_field(scorer, 
     assert Deal.objects.get().card_points == (11, 0)
 
 
+def test_a_claim_with_no_card_points_typed_asks_for_them_with_0_for_none(scorer, match, deal_url):
+    match.claims_allowed = True
+    match.save()
+    data = deal_data(a="", b="", da="21", db="", kind="claim", side="0")
+    html = scorer.post(deal_url, data, **HX).content.decode()
+    assert "A claim counts the card points taken so far: type them (0 for a side" in html
+    assert not Deal.objects.exists()
+    scorer.post(deal_url, {**data, "card_points_0": "0"}, **HX)
+    assert Deal.objects.get().card_points == (0, 0)
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [("-1", "cannot be negative"), ("2.5", "whole number"), ("abc", "must be a number")],
