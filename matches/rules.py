@@ -791,7 +791,7 @@ def _deal_errors(
                 RuleError(
                     "declaration_impossible",
                     gettext_noop(
-                        "%(side)s: %(value)s is not a declaration total a real hand can hold."
+                        "%(side)s: %(value)s is not a declaration total any real deal can give."
                     ),
                     {"side": names[i], "value": declared[i]},
                     field=f"declared_points_{i}",
@@ -907,7 +907,7 @@ def check_deal(
     >>> check_deal(rules, [], DealEntry(card_points=(8, 4), declared_points=(5, 0)))
     Traceback (most recent call last):
     ...
-    matches.rules.DealInvalid: Card points, the last trick included, must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12. Alice & Carla: 5 is not a declaration total a real hand can hold.
+    matches.rules.DealInvalid: Card points, the last trick included, must add up to 11: Alice & Carla 8 + Beppe & Dino 4 = 12. Alice & Carla: 5 is not a declaration total any real deal can give.
     """  # noqa: E501
     scored, tally = _replay(rules, previous, first_dealer, seat_count)
     dealer = (first_dealer + len(scored)) % seat_count

@@ -266,7 +266,7 @@ REFUSALS = {
     ),
     "impossible_declaration": (
         change("matches.1.deals.0.declared_points", [5, 0]),
-        "Match 2, deal 1: Beppe: 5 is not a declaration total a real hand can hold.",
+        "Match 2, deal 1: Beppe: 5 is not a declaration total any real deal can give.",
     ),
     "deal_after_the_end": (
         append_deal,
@@ -411,8 +411,8 @@ def test_the_problems_of_every_match_are_listed_together():
     doc["matches"][0]["deals"][0]["declared_points"] = [5, 5]
     doc["matches"][1]["totals"] = [0, 0]
     assert refused(doc) == [
-        "Match 1, deal 1: Alice & Carla: 5 is not a declaration total a real hand can hold.",
-        "Match 1, deal 1: Beppe & Dino: 5 is not a declaration total a real hand can hold.",
+        "Match 1, deal 1: Alice & Carla: 5 is not a declaration total any real deal can give.",
+        "Match 1, deal 1: Beppe & Dino: 5 is not a declaration total any real deal can give.",
         "Match 2: the file gives totals [0, 0], but the deals add up to [6, 5].",
     ]
 

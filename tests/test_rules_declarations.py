@@ -138,7 +138,7 @@ def test_a_deal_names_the_side_whose_declaration_is_impossible():
         check_deal(rules, [], DealEntry((5, 6), (3, 5)))
     [error] = caught.value.errors
     assert (error.code, error.field) == ("declaration_impossible", "declared_points_1")
-    assert str(error) == "Beppe & Dino: 5 is not a declaration total a real hand can hold."
+    assert str(error) == "Beppe & Dino: 5 is not a declaration total any real deal can give."
 
 
 def test_a_deal_whose_declarations_overflow_the_deck_is_refused():
@@ -178,7 +178,7 @@ def test_in_due_21_needs_two_hands_and_is_refused():
         check_deal(rules, [], DealEntry((6, 5), (21, 0)), seat_count=2)
     [error] = caught.value.errors
     assert (error.code, error.field) == ("declaration_impossible", "declared_points_0")
-    assert str(error) == "Anna: 21 is not a declaration total a real hand can hold."
+    assert str(error) == "Anna: 21 is not a declaration total any real deal can give."
 
 
 @given(st.permutations(DECK), st.data())

@@ -86,7 +86,7 @@ def test_rule_messages_are_in_italian_too(scorer, match, deal_url):
     text = visible_text(scorer.post(deal_url, data, HTTP_HX_REQUEST="true", **IT).content.decode())
     with translation.override("it"):
         expected = translation.gettext(
-            "%(side)s: %(value)s is not a declaration total a real hand can hold."
+            "%(side)s: %(value)s is not a declaration total any real deal can give."
         ) % {"side": "Alice & Carla", "value": 5}
     assert expected in text
     assert "is not a declaration total" not in text

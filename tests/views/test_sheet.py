@@ -697,7 +697,7 @@ def test_in_due_one_player_cannot_declare_21(client):
     client.post(reverse("join", args=[match.table.scorer_token]))
     deal_url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
     html = client.post(deal_url, deal_data(a="6", b="5", da="21"), **HX).content.decode()
-    assert "21 is not a declaration total a real hand can hold." in html
+    assert "21 is not a declaration total any real deal can give." in html
     assert not Deal.objects.exists()
 
 
@@ -823,7 +823,7 @@ def test_an_edit_refused_because_of_a_later_deal_names_that_deal(client):
     data = {"number": 1, "version": 1, "kind": "normal", "card_points_0": "7"}
     data.update(card_points_1="4", declared_points_0="0", declared_points_1="0")
     html = client.post(url, data, **EN).content.decode()
-    assert "Deal 2: Alice: 21 is not a declaration total a real hand can hold." in html
+    assert "Deal 2: Alice: 21 is not a declaration total any real deal can give." in html
     assert Deal.objects.get(match=match, number=1).card_points == (6, 5)
 
 
