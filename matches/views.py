@@ -89,6 +89,7 @@ def _joined_with(request: HttpRequest, table_id: int, scorer_token: str) -> bool
 # The session is a signed cookie, and browsers drop cookies past 4 KB: about 100 tables.
 JOINED_MAX = 50
 HISTORY_PAGE = 100  # changes a page
+NO_SUCH_DEAL = _("There is no deal %(number)s on the sheet now: another phone may have deleted it.")
 
 
 def _join(request: HttpRequest, table: Table, label: str = "") -> None:
@@ -523,11 +524,12 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         context = sheet.poll_context(request, link_changed=former, deleted_here=deleted_here)
         response = render(request, "matches/match.html#poll", context)
     elif htmx or request.GET or former:
-        # What the phone just did (?saved=4, ?edited=2), said above the sheet. Plain digits
+        # What the phone just did (?saved=4, ?edited=2), or tried to (?gone=3: edit a deal
+        # deleted on another phone), said above the sheet. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().
         notice = {
             done: int(number)
-            for done in ("saved", "edited")
+            for done in ("saved", "edited", "gone")
             if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
         }
         if former:
@@ -625,7 +627,9 @@ def _count(request: HttpRequest, match: Match, form: DealForm) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
     match = _match(request, token, match_id, scorer=True)
-    deal = get_object_or_404(Deal, match=match, number=number)
+    deal = Deal.objects.filter(match=match, number=number).first()
+    if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
+        return _done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
     sides = list(match.sides.all())
     initial = {
         "number": deal.number,
@@ -656,6 +660,8 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
                 add_rule_errors(form, invalid)
             else:  # a later deal no longer stands on this one: its fields are not on the page
                 form.add_error(None, rule_messages(invalid))
+        except services.StaleChange:
+            form = _changed_meanwhile(form, deal, sides)
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:
@@ -671,6 +677,36 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         "closed": match.why_closed,  # said before anything is typed in vain
     }
     return render(request, "matches/edit_deal.html", context)
+
+
+def _changed_meanwhile(form: EditDealForm, deal: Deal, sides: list[Side]) -> EditDealForm:
+    """Another phone changed the deal first. Said with what it reads now; what this phone
+    typed stays, now over the deal's current version, so saving again replaces that change
+    knowingly (else every retry would be refused as stale again)."""
+    now = Deal.objects.filter(pk=deal.pk).first()
+    if now is None:  # deleted meanwhile (only the last deal can be)
+        form.add_error(None, NO_SUCH_DEAL % {"number": deal.number})
+        return form
+    data = form.data.copy()
+    data["version"] = now.version
+    form = EditDealForm(data, side_names=form.side_names, claims_allowed=form.claims_allowed)
+    form.is_valid()
+    form.add_error(
+        None,
+        _(
+            "Deal %(number)s was changed on another phone meanwhile: it now gives "
+            "%(side_a)s %(a)s, %(side_b)s %(b)s. What you typed is kept below: save again to "
+            "replace that change."
+        )
+        % {
+            "number": deal.number,
+            "side_a": sides[0].name,
+            "a": now.points_0,
+            "side_b": sides[1].name,
+            "b": now.points_1,
+        },
+    )
+    return form
 
 
 def _act(
@@ -703,7 +739,7 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
 @table_page
 @require_POST
 def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
-    done = {"saved": number}
+    done = {"saved": number, "restored": True}  # with Undo, as after a save
     return _act(request, token, match_id, services.restore_deal, number=number, done=done)
 
 

@@ -202,6 +202,38 @@ def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
     assert "Deal 1 edited." in scorer.get(response["Location"], **EN).content.decode()
 
 
+def test_an_edit_that_crossed_another_phones_is_said_and_saving_again_replaces_it(
+    scorer, match, worked
+):
+    url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
+    entry = rules.DealEntry(card_points=(8, 3), declared_points=(7, 0))
+    services.edit_deal(deal=worked, version=1, entry=entry)  # another phone, first
+    mine = deal_data(a="6", b="5", da="4", version="1")
+    html = scorer.post(url, mine, **EN).content.decode()
+    assert (
+        "Deal 1 was changed on another phone meanwhile: it now gives Alice &amp; Carla 15, "
+        "Beppe &amp; Dino 3. What you typed is kept below: save again to replace that change."
+    ) in html
+    assert 'name="version" value="2"' in html and 'value="6"' in html
+    assert Deal.objects.get().points == (15, 3)
+    response = scorer.post(url, {**mine, "version": "2"}, **EN)
+    assert response.status_code == 302
+    assert Deal.objects.get().points == (10, 5)
+
+
+def test_an_edit_of_a_deal_deleted_meanwhile_says_so(scorer, match, worked):
+    url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
+    scorer.get(url)
+    deal = worked
+    services.delete_last_deal(match=match, number=1)
+    response = scorer.post(url, deal_data(a="6", b="5", version="1"), **EN)
+    assert response["Location"].endswith("/?gone=1")
+    assert not Deal.objects.filter(pk=deal.pk).exists()
+    html = scorer.get(response["Location"], **EN).content.decode()
+    assert "There is no deal 1 on the sheet now: another phone may have deleted it." in html
+    assert scorer.get(url)["Location"].endswith("/?gone=1")  # the page itself, opened late
+
+
 @pytest.mark.parametrize(
     ("close", "message"),
     [
@@ -546,7 +578,8 @@ def test_a_deleted_deal_is_said_deleted_and_can_be_restored(scorer, sheet_url, w
     assert f'hx-post="{sheet_url}deals/1/restore"' in html
     assert not Deal.objects.exists()
     html = scorer.post(sheet_url + "deals/1/restore", **HX).content.decode()
-    assert "Deal 1 saved." in html
+    assert "Deal 1 restored." in html and "Deal 1 saved." not in html
+    assert f'hx-post="{sheet_url}deals/1/delete"' in html  # Undo, as after a save
     assert Deal.objects.get().points == (11, 3)
     assert Change.objects.latest("id").action == "deal_restored"
     assert "Deal 1 restored" in scorer.get(sheet_url + "history", **EN).content.decode()
