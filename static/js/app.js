@@ -110,14 +110,19 @@
     });
   });
 
-  // New match: "who deals first" shows the names as they are typed.
-  document.addEventListener("input", function (event) {
-    var form = event.target.closest("#new-match");
-    var match = event.target.name && event.target.name.match(/^player_(\d)$/);
+  // New match: "who deals first" shows the names as they are typed, and as they came back
+  // with the page when something else on the form was wrong.
+  function nameSeat(field) {
+    var form = field.closest("#new-match");
+    var match = field.name && field.name.match(/^player_(\d)$/);
     if (!form || !match) return;
     var label = form.querySelector('[data-seat="' + match[1] + '"]');
     if (!label) return;
     label.dataset.seatLabel = label.dataset.seatLabel || label.textContent;
-    label.textContent = event.target.value.trim() || label.dataset.seatLabel;
+    label.textContent = field.value.trim() || label.dataset.seatLabel;
+  }
+  document.addEventListener("input", function (event) { nameSeat(event.target); });
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("#new-match input[name^=player_]").forEach(nameSeat);
   });
 })();

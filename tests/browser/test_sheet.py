@@ -255,6 +255,21 @@ def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(p
     expect(phone.get_by_text("The two players deal in turn.")).to_be_visible()
 
 
+def test_the_seats_keep_their_names_when_the_form_comes_back_with_an_error(phone):
+    phone.goto("/")
+    phone.get_by_label("Table name").fill("Bar Sport")
+    phone.get_by_role("button", name="Create table").click()
+    phone.get_by_role("link", name="New match").click()
+    for seat, name in enumerate(["Pasquale", "Zoë", "Anna"]):
+        phone.locator(f"#id_player_{seat}").fill(name)
+    phone.get_by_label("Anna", exact=True).check()
+    phone.get_by_role("button", name="Start match").click()  # the fourth player is missing
+    expect(phone.get_by_text("Type a name or pick a player.")).to_be_visible()
+    seats = phone.locator("[data-seat]")
+    expect(seats).to_have_text(["Pasquale", "Zoë", "Anna", "Side 2, second player"])
+    expect(phone.get_by_label("Anna", exact=True)).to_be_checked()
+
+
 def test_enter_in_the_count_counts_and_saves_nothing(phone):
     """A phone keypad's Go key in the count's last field: it must count, not save."""
     create_table_and_match(phone)
