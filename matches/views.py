@@ -620,7 +620,8 @@ def _count(request: HttpRequest, match: Match, form: DealForm) -> HttpResponse:
                 data[f"card_points_{side}"] = points
     form = DealForm(data, side_names=form.side_names, claims_allowed=match.claims_allowed)
     form.errors.clear()  # not a save: only the count's own errors are shown
-    return _sheet_response(request, match, form=form, notice={"count": count})
+    notice = {"count": count, "counted": count.is_valid()}
+    return _sheet_response(request, match, form=form, notice=notice)
 
 
 @table_page

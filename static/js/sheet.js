@@ -141,6 +141,15 @@
     toggle.checked = localStorage.getItem("wake") !== "0";
     wake(toggle.checked);
   });
+  // Ended or stopped (here, or on another phone as a poll shows): the screen may sleep again.
+  // Not stored as the phone's choice: the next match keeps the screen on as before.
+  document.addEventListener("htmx:afterSettle", function () {
+    var toggle = document.getElementById("wake");
+    if (!toggle || !document.querySelector("#sheet .result")) return;
+    toggle.checked = false;
+    toggle.closest(".wake").hidden = true;
+    wake(false);
+  });
   document.addEventListener("visibilitychange", function () {
     var toggle = document.getElementById("wake");
     if (toggle && toggle.checked && document.visibilityState === "visible") wake(true);

@@ -158,6 +158,29 @@ def test_a_claim_or_a_sweep_takes_out_the_card_points_filled_in_for_the_other_si
     assert (deal.kind, deal.card_points_0, deal.card_points_1) == ("claim", 6, 0)
 
 
+def test_keep_screen_on_is_offered_only_while_the_match_is_played(phone):
+    create_table_and_match(phone)
+    assert phone.evaluate("'wakeLock' in navigator")  # else this test would prove nothing
+    toggle = phone.get_by_label("Keep screen on")
+    expect(toggle).to_be_visible()
+    expect(toggle).to_be_checked()
+    enter_deal(phone, 11, kind="Cappotto", side="Alice & Carla")
+    phone.get_by_role("button", name="End match").click()
+    expect(phone.locator(".result")).to_be_visible()
+    expect(toggle).to_be_hidden()
+    phone.reload()
+    expect(phone.locator(".result")).to_be_visible()
+    expect(phone.locator("#wake")).to_have_count(0)
+    assert phone.evaluate("localStorage.getItem('wake')") != "0"  # the phone's choice stands
+
+
+def test_a_browser_that_cannot_keep_the_screen_on_is_not_offered_it(phone):
+    phone.add_init_script("delete Navigator.prototype.wakeLock")
+    create_table_and_match(phone)
+    expect(phone.locator("#wake")).to_have_count(1)
+    expect(phone.get_by_label("Keep screen on")).to_be_hidden()
+
+
 @pytest.mark.parametrize(
     ("rule", "expected"),
     [
@@ -280,6 +303,11 @@ def test_enter_in_the_count_counts_and_saves_nothing(phone):
     expect(phone.locator("#id_card_points_0")).to_have_value("5")  # 2 + 9/3, no last trick
     expect(phone.locator("#id_card_points_1")).to_have_value("6")
     assert Deal.objects.count() == 0
+    # Said, where focus goes (a screen reader heard nothing when focus fell to the page).
+    expect(phone.locator("#counted")).to_be_focused()
+    expect(phone.locator("#counted")).to_have_text(
+        "Card points filled in from the count: check them, then save the deal."
+    )
 
 
 def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
