@@ -257,8 +257,15 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "player_gone": request.GET.get("gone") == "player",
         **history(table, request.GET),
     }
-    context["merged"] = next(
-        (p for p in context["players"] if str(p.pk) == request.GET.get("merged")), None
+    # What was just done to a player (?added=4), said over the list: (what, player).
+    context["player_done"] = next(
+        (
+            (done, p)
+            for done in ("added", "renamed", "merged")
+            for p in context["players"]
+            if str(p.pk) == request.GET.get(done)
+        ),
+        None,
     )
     response = render(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
@@ -283,12 +290,12 @@ def add_player(request: HttpRequest, token: str) -> HttpResponse:
     form = PlayerForm(request.POST)
     if form.is_valid():
         try:
-            services.add_player(table=table, name=form.cleaned_data["name"])
+            player = services.add_player(table=table, name=form.cleaned_data["name"])
         except services.NameTaken as taken:
             form.add_error("name", taken.message)
     if form.errors:
         return render(request, "matches/player.html", {"table": table, "form": form})
-    return _done(request, reverse("table", args=[token]) + "#players")
+    return _done(request, reverse("table", args=[token]) + f"?added={player.pk}#added")
 
 
 @table_page
@@ -303,7 +310,7 @@ def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpRespo
     if request.method == "POST" and form.is_valid():
         try:
             services.rename_player(player=player, name=form.cleaned_data["name"], by=_by(request))
-            return _done(request, reverse("table", args=[token]) + "#players")
+            return _done(request, reverse("table", args=[token]) + f"?renamed={player.pk}#renamed")
         except services.NameTaken as taken:
             same = taken.player
             # A merge is offered only where it could be done: not to two people of one match.

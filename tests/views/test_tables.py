@@ -395,3 +395,18 @@ def test_a_rename_that_would_give_both_sides_one_name_is_refused(client, own_tab
     assert Player.objects.get(pk=hugo.pk).name == "Hugo"
     sides = Match.objects.get(table=table).sides.order_by("position")
     assert list(sides.values_list("name", flat=True)) == ["Hugo", "Zorro"]  # nothing written
+
+
+def test_adding_and_renaming_a_player_is_said_over_the_list(scorer, table):
+    response = scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Zoë"})
+    zoe = table.players.get(name="Zoë")
+    assert response["Location"].endswith(f"?added={zoe.pk}#added")
+    html = scorer.get(response["Location"], **EN).content.decode()
+    assert 'id="added" data-focus-on-load data-once="added">Added: Zoë.</p>' in html
+    rename = reverse("rename_player", args=[table.viewer_token, zoe.pk])
+    response = scorer.post(rename, {"name": "Zoë Bianchi"})
+    assert response["Location"].endswith(f"?renamed={zoe.pk}#renamed")
+    html = scorer.get(response["Location"], **EN).content.decode()
+    assert "Renamed: Zoë Bianchi, on every sheet and in the stats." in html
+    # Another table's player, or a number of nothing: no notice at all.
+    assert 'id="added"' not in scorer.get(f"/t/{table.viewer_token}/?added=999999").content.decode()
