@@ -105,7 +105,7 @@
     var field = document.getElementById(button.dataset.copy);
     navigator.clipboard.writeText(field.value).then(function () {
       button.dataset.label = button.dataset.label || button.textContent;
-      button.textContent = "✓";
+      button.textContent = button.dataset.copied || "✓"; // said: the button is a live region
       setTimeout(function () { button.textContent = button.dataset.label; }, 1500);
     });
   });
