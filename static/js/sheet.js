@@ -141,6 +141,14 @@
     toggle.checked = localStorage.getItem("wake") !== "0";
     wake(toggle.checked);
   });
+  // An open history follows the sheet: what a save here or a poll brought is listed at once.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var history = document.getElementById("history");
+    var from = window.requestOrigin(event);
+    if (!history || !history.open || from === history || history.contains(from)) return;
+    if (event.detail.xhr.status === 200) htmx.trigger(history, "toggle");
+  });
+
   // Ended or stopped (here, or on another phone as a poll shows): the screen may sleep again.
   // Not stored as the phone's choice: the next match keeps the screen on as before.
   document.addEventListener("htmx:afterSettle", function () {

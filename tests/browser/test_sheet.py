@@ -5,6 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from matches import rules, services
 from matches.models import Deal, Match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -156,6 +157,25 @@ def test_a_claim_or_a_sweep_takes_out_the_card_points_filled_in_for_the_other_si
     expect(phone.locator(".decided")).to_contain_text("Alice & Carla")
     deal = Deal.objects.get()
     assert (deal.kind, deal.card_points_0, deal.card_points_1) == ("claim", 6, 0)
+
+
+def test_an_open_history_lists_the_next_deal_as_soon_as_it_is_saved(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    expect(phone.locator("#deal-1")).to_be_visible()
+    phone.get_by_text("History of changes").click()
+    history = phone.locator("#history .history-body")
+    expect(history).to_contain_text("Deal 1 recorded")
+    enter_deal(phone, 6)  # saved here: answered with its changes only
+    expect(phone.locator("#deal-2")).to_be_visible()
+    expect(history).to_contain_text("Deal 2 recorded")
+    # Another phone's deal, brought by a poll.
+    match = Match.objects.get()
+    services.record_deal(
+        match=match, number=3, entry=rules.DealEntry(card_points=(5, 6), declared_points=(0, 0))
+    )
+    expect(history).to_contain_text("Deal 3 recorded", timeout=10_000)
 
 
 def test_keep_screen_on_is_offered_only_while_the_match_is_played(phone):

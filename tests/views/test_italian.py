@@ -5,7 +5,7 @@ import re
 
 import pytest
 from django.urls import reverse
-from django.utils import translation
+from django.utils import formats, translation
 from django.utils.translation import trans_real
 
 from matches import rules, services
@@ -99,6 +99,20 @@ def test_dates_follow_the_language(scorer, match):
     day = match.started_at.astimezone()
     assert day.strftime("%d/%m/%Y") in italian
     assert day.strftime("%m/%d/%Y") in english
+
+
+def test_the_history_writes_its_times_as_the_sheet_does_24_hours_in_both_languages(scorer, match):
+    entry = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+    services.record_deal(match=match, number=1, entry=entry)
+    at = match.changes.get().at.astimezone()
+    url = reverse("match_history", args=[match.table.viewer_token, match.pk])
+    english = scorer.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    italian = scorer.get(url, **IT).content.decode()
+    with translation.override("en"):
+        assert f"{formats.date_format(at, 'N j, Y')}, {at:%H:%M:%S}</time>" in english
+    with translation.override("it"):
+        assert f"{formats.date_format(at, 'j b Y')}, {at:%H:%M:%S}</time>" in italian
+    assert "a.m." not in english and "p.m." not in english
 
 
 def test_the_italian_catalogue_has_nothing_fuzzy_or_untranslated():
