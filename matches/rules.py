@@ -769,6 +769,21 @@ def _deal_errors(
                     params,
                 )
             )
+        elif kind is DealKind.NORMAL and 0 in cards:
+            # Every card point to one side: the other took no trick (a cappotto), or only
+            # tricks worth less than a point (a stramazzo). Either ends the match.
+            swept = cards.index(0)
+            errors.append(
+                RuleError(
+                    "card_points_sweep",
+                    gettext_noop(
+                        "%(side)s took every card point: that is a sweep, which wins the "
+                        "match. Pick Cappotto if %(other)s took no trick, else Stramazzo."
+                    ),
+                    {"side": names[1 - swept], "other": names[swept]},
+                    field="kind",
+                )
+            )
 
     possible = declaration_totals_for_side(players_per_side)
     declared_ok = True

@@ -73,7 +73,7 @@ AHEAD_18_17 = [normal(7, 4, 4, 3), normal(4, 7, 3, 3)]
         # One side alone at the line wins, whatever the tie rule.
         (HIGHER, [*AHEAD_18_17, normal(8, 3)], (26, 20), True, 0, False),
         (ANOTHER, [*AHEAD_18_17, normal(8, 3)], (26, 20), True, 0, False),
-        (HIGHER, [*LEVEL_18, normal(0, 11, 0, 0)], (18, 29), True, 1, False),
+        (HIGHER, [*LEVEL_18, normal(1, 10)], (19, 28), True, 1, False),
         # Both reach it on the same deal: the higher total wins ...
         (HIGHER, [*AHEAD_18_17, normal(3, 8)], (21, 25), True, 1, False),
         (HIGHER, [*LEVEL_18, normal(7, 4, 3, 3)], (28, 25), True, 0, False),
@@ -108,23 +108,23 @@ def test_ties_at_the_line(tie_rule, deals, totals, decided, winner, another_deal
         check_deal(rules_for(tie_rule=tie_rule), deals, normal(6, 5))
 
 
-# Alice & Carla 0 against Beppe & Dino 20: 0 + 0 against 11 + 9.
-BEHIND_0_20 = [normal(0, 11, 0, 9)]
+# Alice & Carla 1 against Beppe & Dino 20: 1 + 0 against 10 + 10.
+BEHIND_1_20 = [normal(1, 10, 0, 10)]
 
 
 @pytest.mark.parametrize(
     ("line", "deals", "entry", "points", "totals", "winner"),
     [
-        # From 0 against 20, a cappotto takes the sweeper exactly to the line.
-        (21, BEHIND_0_20, sweep(DealKind.CAPPOTTO, 0, 11, 0), (21, 0), (21, 20), 0),
+        # From 1 against 20, a cappotto takes the sweeper exactly to the line.
+        (21, BEHIND_1_20, sweep(DealKind.CAPPOTTO, 0, 11, 0), (20, 0), (21, 20), 0),
         # The other side took the last trick: a stramazzo, and its 1 point counts.
-        (21, BEHIND_0_20, sweep(DealKind.STRAMAZZO, 0, 10, 1), (21, 1), (21, 21), 0),
-        (21, BEHIND_0_20, sweep(DealKind.STRAMAZZO, 0, 11, 0), (21, 0), (21, 20), 0),
+        (21, BEHIND_1_20, sweep(DealKind.STRAMAZZO, 0, 10, 1), (20, 1), (21, 21), 0),
+        (21, BEHIND_1_20, sweep(DealKind.STRAMAZZO, 0, 11, 0), (20, 0), (21, 20), 0),
         # The other side's declarations count and may pass the line: the sweep still wins.
         # The sweeper's own declarations are recorded but do not change its points.
-        (21, BEHIND_0_20, sweep(DealKind.CAPPOTTO, 0, 11, 0, 3, 4), (21, 4), (21, 24), 0),
+        (21, BEHIND_1_20, sweep(DealKind.CAPPOTTO, 0, 11, 0, 3, 4), (20, 4), (21, 24), 0),
         # The side ahead sweeps: it needed 1.
-        (21, BEHIND_0_20, sweep(DealKind.CAPPOTTO, 1, 0, 11), (0, 1), (0, 21), 1),
+        (21, BEHIND_1_20, sweep(DealKind.CAPPOTTO, 1, 0, 11), (0, 1), (1, 21), 1),
         # On the first deal, to a longer line.
         (41, [], sweep(DealKind.CAPPOTTO, 1, 0, 11), (0, 41), (0, 41), 1),
         (41, [], sweep(DealKind.STRAMAZZO, 1, 1, 10, 3, 0), (4, 41), (4, 41), 1),
@@ -249,7 +249,7 @@ def test_claims_are_refused_unless_the_match_allows_them():
 @pytest.mark.parametrize(
     ("line", "deals", "totals", "decided", "winner"),
     [
-        (11, [normal(11, 0)], (11, 0), True, 0),
+        (11, [normal(10, 1, 3, 0)], (13, 1), True, 0),
         (11, [normal(6, 5, 7, 6)], (13, 11), True, 0),
         (11, [normal(6, 5, 3, 3)], (9, 8), False, None),
         (101, [normal(6, 5, 4, 4)] * 10, (100, 90), False, None),
@@ -271,7 +271,7 @@ def test_lines_from_11_to_101(line, deals, totals, decided, winner):
     [
         [normal(8, 3, 3, 0), normal(4, 7, 0, 3), normal(9, 2)],
         [*LEVEL_29, normal(6, 5)],
-        [*BEHIND_0_20, sweep(DealKind.STRAMAZZO, 0, 10, 1)],
+        [*BEHIND_1_20, sweep(DealKind.STRAMAZZO, 0, 10, 1)],
         [normal(1, 10)] * 3,
     ],
 )
@@ -318,7 +318,7 @@ PAIRS = sorted(declaration_pairs())
 
 @st.composite
 def played_out_deals(draw) -> DealEntry:
-    mine = draw(st.integers(0, 11))
+    mine = draw(st.integers(1, 10))  # 11 against 0 is a sweep, never a deal played out
     return normal(mine, 11 - mine, *draw(st.sampled_from(PAIRS)))
 
 

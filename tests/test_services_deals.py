@@ -164,7 +164,7 @@ def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
 
 def test_a_cappotto_from_behind_ends_the_match_for_the_sweepers():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=entry(0, 11, 0, 7))
+    services.record_deal(match=match, number=1, entry=entry(1, 10, 0, 7))
     services.record_deal(match=match, number=2, entry=entry(11, 0, kind="cappotto", side=0))
     ended = services.end_match(match=match)
     assert (ended.winner, ended.end_reason) == (0, "cappotto")

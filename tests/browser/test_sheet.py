@@ -128,14 +128,19 @@ def test_two_phones_share_a_match(new_phone):
 
 def test_a_cappotto_from_behind_wins_the_match(phone):
     create_table_and_match(phone)
-    enter_deal(phone, 0, db="7")  # Beppe & Dino 11 + 7 = 18
+    enter_deal(phone, 1, db="7")  # Beppe & Dino 10 + 7 = 17
     expect(phone.locator("#deal-1")).to_be_visible()
-    assert totals(phone) == ["0", "18"]
+    assert totals(phone) == ["1", "17"]
+    enter_deal(phone, 11)  # every card point, as a deal played out: it is a sweep
+    expect(phone.locator("#kind-error")).to_have_text(
+        "Alice & Carla took every card point: that is a sweep, which wins the match. "
+        "Pick Cappotto if Beppe & Dino took no trick, else Stramazzo."
+    )
     enter_deal(phone, 11, kind="Cappotto", side="Alice & Carla")
     expect(phone.locator(".decided")).to_contain_text("Alice & Carla win the match with a cappotto")
     phone.get_by_role("button", name="End match").click()
     expect(phone.locator(".result")).to_contain_text("Alice & Carla won the match")
-    assert totals(phone) == ["21", "18"]
+    assert totals(phone) == ["21", "17"]
 
 
 def test_a_claim_or_a_sweep_takes_out_the_card_points_filled_in_for_the_other_side(phone):

@@ -596,7 +596,7 @@ def test_a_claim_says_who_claimed_and_who_wins_in_good_english(client, players, 
     match = MatchFactory(players_per_side=players, claims_allowed=True)
     client.post(reverse("join", args=[match.table.scorer_token]))
     # Side 0 has 14, then 21 when the claim stops deal 2: its claim is right, side 1's wrong.
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((11, 0), (3, 0)))
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
     claim = rules.DealEntry((7, 0), (0, 0), kind=rules.DealKind.CLAIM, side=claimer)
     services.record_deal(match=match, number=2, entry=claim)
     html = client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN)

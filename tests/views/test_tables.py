@@ -253,7 +253,7 @@ def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
         match = services.start_match(
             table=table, players=[["Alice"], ["Beppe"]], claims_allowed=True
         )
-        services.record_deal(match=match, number=1, entry=rules.DealEntry((11, 0), (3, 0)))
+        services.record_deal(match=match, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
         claim = rules.DealEntry((7, 0), (0, 0), kind="claim", side=claimer)  # Alice has 21
         services.record_deal(match=match, number=2, entry=claim)
         services.end_match(match=match)
