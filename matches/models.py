@@ -250,15 +250,18 @@ class Match(models.Model):
         sides: "list[Side] | None" = None,
         *,
         checked_from: int = 1,
+        typed: int | None = None,
     ) -> rules.Outcome:
         """Where the match would stand after `entries`, under its settings and seats; the
-        rules check the entries from number `checked_from` on (see rules.evaluate)."""
+        rules check the entries from number `checked_from` on, and `typed` as a deal just
+        entered (see rules.evaluate)."""
         return rules.evaluate(
             self.match_rules(sides),
             entries,
             first_dealer=self.first_dealer,
             seat_count=self.seat_count,
             checked_from=checked_from,
+            typed=typed,
         )
 
 

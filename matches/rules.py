@@ -21,6 +21,7 @@ params, a stable `code` and the form `field` it belongs to. `check_deal` and
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -117,7 +118,7 @@ _DIGITS_TEXT = re.compile(r"\d+")
 _NEGATIVE_TEXT = re.compile(r"[-\u2212](?:\d++(?:[.,]\d*+)?|[.,]\d++)")
 # A whole part and a fraction: 7.33, 7,5, .5, 7⅓, 7 ⅔, 7½.
 _DECIMAL_TEXT = re.compile(
-    r"(\d*+)(?:[.,]\d++|(?<=\d)[.,])|(\d++) ?+[\u2153\u2154\u00bd\u00bc\u00be]"
+    r"(\d*+)(?:[.,]\d++|(?<=\d)[.,])|(\d*+) ?+[\u2153\u2154\u00bd\u00bc\u00be]"
 )
 _BLANK = gettext_noop("%(label)s is empty: enter a whole number, like 7.")
 _NOT_A_NUMBER = gettext_noop("%(label)s must be a number, like 7.")
@@ -163,19 +164,28 @@ def parse_entry(raw: object, *, field: str, label: str) -> int:
     if _NEGATIVE_TEXT.fullmatch(text):
         raise RuleError("negative", _NEGATIVE, params, field=field)
     if fraction := _DECIMAL_TEXT.fullmatch(text):
-        if not field.startswith("card_points"):
+        whole = _whole(fraction[1] or fraction[2] or "", params, field)
+        if not field.startswith("card_points") or whole > CARD_POINTS_PER_DEAL:
             raise RuleError("not_whole", _NOT_WHOLE, params, field=field)
         # Card points counted in thirds: the rules drop a side's own fraction (7⅓ is 7).
-        whole = int(fraction[1] or fraction[2] or 0)
-        params.update(typed=text, whole=whole)
+        shown = text if len(text) <= 8 else f"{text[:7]}…"
+        params.update(typed=shown, whole=whole)
         raise RuleError("not_whole", _FRACTION_DROPPED, params, field=field)
     if not _DIGITS_TEXT.fullmatch(text):
         raise RuleError("not_a_number", _NOT_A_NUMBER, params, field=field)
-    digits = text.lstrip("0") or "0"
+    return _whole(text, params, field)
+
+
+def _whole(digits: str, params: dict, field: str) -> int:
+    """Digits (of any script, leading zeros too) as a number up to MAX_ENTRY; "" is 0."""
+    start = 0  # past the leading zeros, of any script
+    while start < len(digits) and unicodedata.decimal(digits[start]) == 0:
+        start += 1
+    significant = digits[start:]
     # Compare lengths first: int() refuses strings of thousands of digits.
-    if len(digits) > len(str(MAX_ENTRY)) or int(digits) > MAX_ENTRY:
+    if len(significant) > len(str(MAX_ENTRY)) or int(significant or "0") > MAX_ENTRY:
         raise RuleError("too_large", _TOO_LARGE, params, field=field)
-    return int(digits)
+    return int(significant or "0")
 
 
 def check_line(line: object) -> int:
@@ -595,9 +605,10 @@ def _is_whole(value: object) -> bool:
 
 
 def _deal_errors(
-    rules: MatchRules, tally: _Tally, entry: DealEntry, players_per_side: int
+    rules: MatchRules, tally: _Tally, entry: DealEntry, players_per_side: int, typed: bool
 ) -> list[RuleError]:
-    """Every rule `entry` breaks as the next deal after `tally`."""
+    """Every rule `entry` breaks as the next deal after `tally`; `typed` when a person has
+    just entered it (see evaluate)."""
     if tally.decided:
         return [
             RuleError("match_decided", gettext_noop("The match is already decided: no more deals."))
@@ -769,9 +780,10 @@ def _deal_errors(
                     params,
                 )
             )
-        elif kind is DealKind.NORMAL and 0 in cards:
+        elif typed and kind is DealKind.NORMAL and 0 in cards:
             # Every card point to one side: the other took no trick (a cappotto), or only
-            # tricks worth less than a point (a stramazzo). Either ends the match.
+            # tricks worth less than a point (a stramazzo). Either ends the match. Asked of
+            # a deal typed now: matches stored before this was asked keep their 11-0 deals.
             swept = cards.index(0)
             errors.append(
                 RuleError(
@@ -866,9 +878,10 @@ def _play(
     dealer: int,
     seat_count: int,
     check: bool = True,
+    typed: bool = True,
 ) -> tuple[ScoredDeal, _Tally]:
     """Check (unless told not to) and score deal `number`; raise DealInvalid with every error."""
-    errors = _deal_errors(rules, before, entry, players_per_side=seat_count // 2) if check else []
+    errors = _deal_errors(rules, before, entry, seat_count // 2, typed) if check else []
     if errors:
         for error in errors:
             error.deal_number = number
@@ -892,6 +905,7 @@ def _replay(
     first_dealer: int,
     seat_count: int,
     checked_from: int = 1,
+    typed: int | None = None,
 ) -> tuple[list[ScoredDeal], _Tally]:
     _check_seating(first_dealer, seat_count)
     tally = _Tally()
@@ -899,7 +913,9 @@ def _replay(
     for number, entry in enumerate(deals, start=1):
         dealer = (first_dealer + number - 1) % seat_count
         check = number >= checked_from
-        row, tally = _play(rules, tally, entry, number, dealer, seat_count, check)
+        row, tally = _play(
+            rules, tally, entry, number, dealer, seat_count, check, typed=number == typed
+        )
         scored.append(row)
     return scored, tally
 
@@ -937,6 +953,7 @@ def evaluate(
     first_dealer: int = 0,
     seat_count: int = 4,
     checked_from: int = 1,
+    typed: int | None = None,
 ) -> Outcome:
     """Check and score every deal in order and say where the match stands.
 
@@ -947,6 +964,11 @@ def evaluate(
     Deals numbered before `checked_from` are scored as they stand, unchecked:
     they are a match's stored deals, checked when they were stored (by the
     rules of that day), and a sheet must open whatever the rules say today.
+    Deal number `typed`, the one a person has just entered (a new deal, an
+    edit), is also held to what only a new entry must meet: 11 card points
+    against 0 is a sweep, not a deal played out. Deals checked again (after it,
+    or on import or under new settings) are not: matches kept from before may
+    hold such deals.
 
     Line 21, the worked deal and then a deal of 7 + 4 against 4 + 3:
 
@@ -958,7 +980,7 @@ def evaluate(
     >>> outcome.totals, outcome.needs, outcome.decided, outcome.winner, outcome.reason
     ((22, 10), (0, 11), True, 0, <EndReason.LINE: 'line'>)
     """
-    scored, tally = _replay(rules, deals, first_dealer, seat_count, checked_from)
+    scored, tally = _replay(rules, deals, first_dealer, seat_count, checked_from, typed)
     line = rules.line
     return Outcome(
         deals=tuple(scored),

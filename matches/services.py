@@ -395,7 +395,10 @@ def record_deal(
     # Every deal so far and the new one, which alone is checked (the others were checked
     # when they were stored); the outcome is what the sheet shows next.
     outcome = match.score(
-        [*(deal.entry() for deal in deals), entry], sides, checked_from=len(deals) + 1
+        [*(deal.entry() for deal in deals), entry],
+        sides,
+        checked_from=len(deals) + 1,
+        typed=len(deals) + 1 if action == Action.DEAL_RECORDED else None,  # a restore is not
     )
     scored = outcome.deals[-1]
     deal = Deal.objects.create(
@@ -479,7 +482,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
         return current  # saved unchanged: nothing to log, no phone needs to redraw
     entries = [entry if d.pk == current.pk else d.entry() for d in deals]
     old = current.values()
-    result = _rescored(match, entries, checked_from=current.number)
+    result = _rescored(match, entries, checked_from=current.number, typed=current.number)
     _store_scores(deals, result)
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
@@ -488,7 +491,9 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     return current
 
 
-def _rescored(match: Match, entries: list[rules.DealEntry], checked_from: int = 1) -> rules.Outcome:
+def _rescored(
+    match: Match, entries: list[rules.DealEntry], checked_from: int = 1, typed: int | None = None
+) -> rules.Outcome:
     """The whole match scored again, after an edit (checked from the edited deal on: the
     deals after it stand on it) or under new settings (every deal checked).
 
@@ -496,7 +501,7 @@ def _rescored(match: Match, entries: list[rules.DealEntry], checked_from: int = 
     that is refused in words, naming the deal where the match would now end.
     """
     try:
-        return match.score(entries, checked_from=checked_from)
+        return match.score(entries, checked_from=checked_from, typed=typed)
     except rules.DealInvalid as invalid:
         if invalid.codes != ["match_decided"]:
             raise

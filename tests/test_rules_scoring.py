@@ -171,10 +171,15 @@ def test_a_claims_count_gives_the_counted_side_only(aces, figures, last_trick):
         ("000000000011", 11),
         ("\uff17", 7),  # a full-width keypad's 7
         ("\u0663", 3),  # an Arabic-Indic 3
+        ("\uff10\uff10\uff10\uff10\uff17", 7),  # leading zeros of any script
+        ("\u0660" * 5 + "7", 7),
     ],
 )
 def test_an_entry_is_read_as_a_whole_number(raw, expected):
     assert parse_entry(raw, field="card_points_0", label="Card points") == expected
+
+
+DROPPED = "Card points must be a whole number: each side drops its own fraction, so "
 
 
 @pytest.mark.parametrize(
@@ -218,6 +223,11 @@ def test_an_entry_is_read_as_a_whole_number(raw, expected):
             "not_whole",
             "Card points must be a whole number: each side drops its own fraction, so ,5 is 0.",
         ),
+        ("⅓", "not_whole", DROPPED + "⅓ is 0."),
+        ("7.333333333", "not_whole", DROPPED + "7.33333… is 7."),
+        ("12⅓", "not_whole", "Card points must be a whole number, like 7."),  # over 11 anyway
+        ("1" * 5000 + ".5", "too_large", "Card points is too large: at most 999."),
+        ("1" * 5000 + "⅓", "too_large", "Card points is too large: at most 999."),
         (True, "not_a_number", "Card points must be a number, like 7."),
         (float("nan"), "not_a_number", "Card points must be a number, like 7."),
         (float("inf"), "not_a_number", "Card points must be a number, like 7."),

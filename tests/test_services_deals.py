@@ -348,3 +348,29 @@ def test_restore_takes_the_latest_deletion_whatever_its_logged_time():
     assert Deal.objects.get().card_points == (9, 2)
     with pytest.raises(services.ServiceError, match="Deal 1 is on the sheet already"):
         services.restore_deal(match=match, number=1)
+
+
+def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
+    """Only a deal typed now is held to "11 against 0 is a sweep": a match kept from before
+    still takes edits of its earlier deals, new settings, a restore and an export's import."""
+    from matches import exports
+    from tests.factories import DealFactory
+
+    match = MatchFactory(line=41)
+    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    DealFactory(match=match, number=2, card_points_0=11, card_points_1=0, declared_points_0=0)
+    DealFactory(match=match, number=3, card_points_0=6, card_points_1=5, declared_points_0=0)
+    services.edit_deal(deal=match.deals.get(number=1), version=1, entry=entry(7, 4))
+    services.change_settings(match=match, line=51, tie_rule="higher_total", claims_allowed=False)
+    services.delete_last_deal(match=match, number=3)
+    services.delete_last_deal(match=match, number=2)
+    services.restore_deal(match=match, number=2)
+    document = exports.parse_document("".join(exports.table_json_chunks(match.table)))
+    imported = services.import_table(document=document)
+    assert imported.matches.get().deals.get(number=2).card_points == (11, 0)
+    # Typed now, it is refused in words, and edited into such a deal too.
+    with pytest.raises(rules.DealInvalid) as caught:
+        services.record_deal(match=match, number=3, entry=entry(0, 11))
+    assert caught.value.codes == ["card_points_sweep"]
+    with pytest.raises(rules.DealInvalid):
+        services.edit_deal(deal=match.deals.get(number=1), version=2, entry=entry(11, 0))

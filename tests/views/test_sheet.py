@@ -89,7 +89,12 @@ def test_a_claim_with_no_card_points_typed_asks_for_them_with_0_for_none(scorer,
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("-1", "cannot be negative"), ("2.5", "whole number"), ("abc", "must be a number")],
+    [
+        ("-1", "cannot be negative"),
+        ("2.5", "whole number"),
+        ("abc", "must be a number"),
+        ("1" * 5000 + ".5", "too large"),  # was a 500: int() of 5,000 digits
+    ],
 )
 def test_bad_numbers_get_a_message_in_words(scorer, deal_url, value, message):
     html = scorer.post(deal_url, deal_data(a=value), **HX).content.decode()
