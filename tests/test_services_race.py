@@ -77,7 +77,7 @@ def test_eight_phones_saving_the_same_deal_leave_one_and_tell_the_others():
             services.record_deal(
                 match=Match.objects.get(pk=match.pk),
                 number=1,
-                entry=rules.DealEntry(card_points=(index, 11 - index), declared_points=(0, 0)),
+                entry=rules.DealEntry(card_points=(index + 1, 10 - index), declared_points=(0, 0)),
                 idempotency_key=f"phone-{index}",
             )
         except services.DealConflict as conflict:
