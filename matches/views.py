@@ -657,6 +657,10 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     )
     if request.method == "POST" and form.is_valid():
         try:
+            if request.POST.get("deal", str(deal.pk)) != str(deal.pk):
+                # The deal this page showed was deleted, and another took its number: its
+                # version may match the page's, yet what was typed is not about it.
+                raise services.StaleChange(NO_SUCH_DEAL % {"number": deal.number})
             services.edit_deal(
                 deal=deal,
                 version=form.cleaned_data["version"],
@@ -838,6 +842,7 @@ def manifest(request: HttpRequest, language: str) -> HttpResponse:
         content_type="application/manifest+json",
         json_dumps_params={"ensure_ascii": False},
     )
+    response["Content-Language"] = language  # the address's, not the phone's
     patch_cache_control(response, public=True, max_age=24 * 3600)
     return response
 

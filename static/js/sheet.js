@@ -117,8 +117,11 @@
     window.bringTo(target);
   });
 
-  // Keep the screen awake during a match, where the browser can.
+  // Keep the screen awake while the match is played, where the browser can. Ended or stopped
+  // (here, or on another phone as a poll shows), the screen may sleep again, and reopened it
+  // is kept on again; only the phone's own tap on the toggle is stored as its choice.
   var lock = null;
+  var playing = null;
   function wake(on) {
     if (!("wakeLock" in navigator)) return;
     if (on) {
@@ -128,36 +131,41 @@
       lock = null;
     }
   }
+  function followMatch() {
+    var toggle = document.getElementById("wake");
+    if (!toggle || !("wakeLock" in navigator)) return;
+    var now = !document.querySelector("#sheet .result");
+    if (now === playing) return; // a poll that changed nothing of this
+    playing = now;
+    toggle.closest(".wake").hidden = !now;
+    toggle.checked = now && localStorage.getItem("wake") !== "0";
+    wake(toggle.checked);
+  }
   document.addEventListener("change", function (event) {
     if (event.target.id === "wake") {
       localStorage.setItem("wake", event.target.checked ? "1" : "0");
       wake(event.target.checked);
     }
   });
-  document.addEventListener("DOMContentLoaded", function () {
-    var toggle = document.getElementById("wake");
-    if (!toggle || !("wakeLock" in navigator)) return;
-    toggle.closest(".wake").hidden = false;
-    toggle.checked = localStorage.getItem("wake") !== "0";
-    wake(toggle.checked);
-  });
+  document.addEventListener("DOMContentLoaded", followMatch);
+  document.addEventListener("htmx:afterSettle", followMatch);
+
   // An open history follows the sheet: what a save here or a poll brought is listed at once.
+  // Once per answer: htmx settles each element an answer swaps (the target, each OOB part).
+  var historyDue = false;
   document.addEventListener("htmx:afterSettle", function (event) {
     var history = document.getElementById("history");
     var from = window.requestOrigin(event);
     if (!history || !history.open || from === history || history.contains(from)) return;
-    if (event.detail.xhr.status === 200) htmx.trigger(history, "toggle");
+    if (event.detail.xhr.status !== 200 || historyDue) return;
+    historyDue = true;
+    setTimeout(function () {
+      historyDue = false;
+      var open = document.getElementById("history");
+      if (open && open.open) htmx.trigger(open, "toggle");
+    }, 0);
   });
 
-  // Ended or stopped (here, or on another phone as a poll shows): the screen may sleep again.
-  // Not stored as the phone's choice: the next match keeps the screen on as before.
-  document.addEventListener("htmx:afterSettle", function () {
-    var toggle = document.getElementById("wake");
-    if (!toggle || !document.querySelector("#sheet .result")) return;
-    toggle.checked = false;
-    toggle.closest(".wake").hidden = true;
-    wake(false);
-  });
   document.addEventListener("visibilitychange", function () {
     var toggle = document.getElementById("wake");
     if (toggle && toggle.checked && document.visibilityState === "visible") wake(true);

@@ -195,8 +195,12 @@ def test_keep_screen_on_is_offered_only_while_the_match_is_played(phone):
     expect(toggle).to_be_hidden()
     phone.reload()
     expect(phone.locator(".result")).to_be_visible()
-    expect(phone.locator("#wake")).to_have_count(0)
+    expect(toggle).to_be_hidden()
     assert phone.evaluate("localStorage.getItem('wake')") != "0"  # the phone's choice stands
+    phone.get_by_role("button", name="Reopen").click()  # played on: kept on again
+    expect(phone.locator(".result")).to_have_count(0)
+    expect(toggle).to_be_visible()
+    expect(toggle).to_be_checked()
 
 
 def test_a_browser_that_cannot_keep_the_screen_on_is_not_offered_it(phone):

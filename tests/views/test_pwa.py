@@ -17,6 +17,7 @@ def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_languag
     response = client.get(href, HTTP_ACCEPT_LANGUAGE="fr")  # the address decides, not the phone
     assert response["Content-Type"] == "application/manifest+json"
     assert "public" in response["Cache-Control"]
+    assert response["Content-Language"] == language
     manifest = json.loads(response.content)
     assert (manifest["lang"], manifest["name"], manifest["short_name"]) == (
         language,

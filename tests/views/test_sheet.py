@@ -226,6 +226,24 @@ def test_an_edit_that_crossed_another_phones_is_said_and_saving_again_replaces_i
     assert Deal.objects.get().points == (10, 5)
 
 
+def test_an_edit_of_a_deal_deleted_and_entered_anew_meanwhile_replaces_nothing_unseen(
+    scorer, match, worked
+):
+    url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
+    page = scorer.get(url).content.decode()
+    assert f'name="deal" value="{worked.pk}"' in page
+    services.delete_last_deal(match=match, number=1)
+    entry = rules.DealEntry(card_points=(5, 6), declared_points=(0, 0))
+    anew = services.record_deal(match=match, number=1, entry=entry).deal  # version 1 too
+    mine = deal_data(a="6", b="5", version="1", deal=str(worked.pk))
+    html = scorer.post(url, mine, **EN).content.decode()
+    assert "Deal 1 was changed on another phone meanwhile: it now gives" in html
+    assert Deal.objects.get().points == (5, 6)
+    assert f'name="deal" value="{anew.pk}"' in html  # saving again replaces it, knowingly
+    assert scorer.post(url, {**mine, "deal": str(anew.pk)}, **EN).status_code == 302
+    assert Deal.objects.get().points == (9, 5)  # 6 + 3 declared, as typed
+
+
 def test_an_edit_of_a_deal_deleted_meanwhile_says_so(scorer, match, worked):
     url = f"/t/{match.table.viewer_token}/m/{match.pk}/deals/1/edit"
     scorer.get(url)
