@@ -27,6 +27,7 @@ from matches.models import (
     new_token,
     pair_name,
 )
+from matches.sheet import forget_state
 
 
 class ServiceError(Exception):
@@ -97,6 +98,7 @@ def rotate_link(*, table: Table, which: str) -> Table:
     field = {"scorer": "scorer_token", "viewer": "viewer_token"}[which]
     setattr(table, field, new_token())
     table.save(update_fields=[field])
+    forget_state(table.matches.values_list("pk", flat=True))
     return table
 
 
@@ -221,6 +223,7 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
         _named_apart([first.name, second.name])
     Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
     Match.objects.filter(pk__in=matches).update(revision=F("revision") + 1)
+    forget_state(matches)
     Change.objects.bulk_create(
         Change(
             match_id=match,
@@ -339,6 +342,7 @@ def _touch(match: Match, totals: tuple[int, int] | None = None, **fields) -> Non
     if totals is not None:
         fields.update(total_0=totals[0], total_1=totals[1])
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
+    forget_state([match.pk])
     # The row is locked (see _lock): nobody else changed the revision since it was read.
     match.revision += 1
     for name, value in fields.items():

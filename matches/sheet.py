@@ -24,6 +24,20 @@ _STATE_SQL = (
     f" JOIN {Table._meta.db_table} t ON t.id = m.table_id"
     " WHERE m.id = %s AND t.viewer_token = %s"
 )
+# How long a process keeps a match's state (Sheet.state) between polls. Every phone at a
+# table polls every few seconds and most polls find the sheet unchanged: kept a moment, most
+# ask no database at all. A change made through this process is seen at once (forget_state);
+# one made through another process or machine, within this time.
+STATE_SECONDS = 1.0
+
+
+def _state_key(match_id: int) -> str:
+    return f"sheet-state:{match_id}"
+
+
+def forget_state(match_ids) -> None:
+    """The matches' revisions or links changed: the next poll reads them again."""
+    cache.delete_many([_state_key(match_id) for match_id in match_ids])
 
 
 def is_htmx(request: HttpRequest) -> bool:
@@ -156,12 +170,21 @@ class Sheet:
     def state(token: str, match_id: int) -> tuple[int, int, str] | None:
         """(revision, table id, scorer token) of a match seen through its table's view link.
 
-        Every phone polls this every few seconds, so it is one plain query: the ORM would
-        spend more time building it than the database spends answering it.
+        Every phone polls this every few seconds, so it is kept a moment (STATE_SECONDS),
+        and else it is one plain query: the ORM would spend more time building it than the
+        database spends answering it. Kept with the view link it was found by: any other
+        token asks the database (a new link, or a guess).
         """
+        key = _state_key(match_id)
+        kept = cache.get(key)
+        if kept is not None and kept[0] == token:
+            return kept[1:]
         with connection.cursor() as cursor:
             cursor.execute(_STATE_SQL, [match_id, token])
-            return cursor.fetchone()
+            found = cursor.fetchone()
+        if found is not None:
+            cache.set(key, (token, *found), STATE_SECONDS)
+        return found
 
     @staticmethod
     def etag_for(match_id: int, revision: int, request: HttpRequest, scorer_token: str) -> str:

@@ -1,11 +1,14 @@
 import re
+import time
 
 import pytest
+from django.db.models import F
 from django.test import Client
 from django.urls import reverse
 
 from matches import rules, services
 from matches.models import Change, Deal, Match
+from matches.sheet import STATE_SECONDS
 from tests.factories import MatchFactory
 from tests.views.conftest import deal_data
 
@@ -175,6 +178,22 @@ def test_an_unchanged_sheet_answers_304_to_a_poll(scorer, sheet_url, worked):
     again = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
     assert again.status_code == 304
     assert again.content == b""
+
+
+def test_an_unchanged_poll_asks_no_database_and_a_change_elsewhere_shows_within_a_second(
+    scorer, sheet_url, match, worked, django_assert_num_queries
+):
+    etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
+    with django_assert_num_queries(0):
+        assert scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    # A change made through another process moves the revision in the database only.
+    Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1)
+    assert scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    time.sleep(STATE_SECONDS + 0.1)
+    assert scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX).status_code == 200
+    # Kept with the link it was found by: another token asks the database, and is refused.
+    wrong = sheet_url.replace(match.table.viewer_token, "x" * 32)
+    assert scorer.get(wrong + "?poll=1", **HX).status_code == 404
 
 
 def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, deal_url, worked):
