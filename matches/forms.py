@@ -24,15 +24,26 @@ ZWJ = "\u200d"
 NUMERIC = {"inputmode": "numeric", "autocomplete": "off", "size": "3"}
 
 
-def rule_error(error: rules.RuleError) -> ValidationError:
-    """A rules message, translated into the language of the request."""
-    return ValidationError(translate(error.template), code=error.code, params=error.params)
+# The fields of one side's column, which its name heads.
+SIDE_FIELDS = ("card_points_", "declared_points_")
+
+
+def rule_error(error: rules.RuleError, *, in_column: bool = False) -> ValidationError:
+    """A rules message, translated into the language of the request. Shown `in_column`, under
+    a field of the side's own column, it does not name the side again ("Alice & Carla: card
+    points cannot…" is "Card points cannot…" there): a long name ran to lines of its own."""
+    template = translate(error.template)
+    if in_column and template.startswith("%(side)s: "):
+        template = template.removeprefix("%(side)s: ")
+        template = template[:1].upper() + template[1:]
+    return ValidationError(template, code=error.code, params=error.params)
 
 
 def add_rule_errors(form: forms.Form, invalid: rules.DealInvalid) -> None:
     for error in invalid.errors:
         field = error.field if error.field in form.fields else None
-        form.add_error(field, rule_error(error))
+        in_column = field is not None and field.startswith(SIDE_FIELDS)
+        form.add_error(field, rule_error(error, in_column=in_column))
 
 
 def rule_messages(invalid: rules.DealInvalid) -> str:
@@ -335,23 +346,20 @@ class DealForm(FormWideErrors, forms.Form):
         claim = DealKind.CLAIM
         return [kind for kind in DealKind.choices if self.claims_allowed or kind[0] != claim]
 
-    def _read(self, field: str, what, side: int) -> int | None:
+    def _read(self, field: str) -> int | None:
         raw = self.cleaned_data.get(field, "")
         if raw in ("", None):
             return None
-        label = str(what) % {"side": self.side_names[side]}
-        try:
-            return rules.parse_entry(raw, field=field, label=label)
+        try:  # said under the field, in the side's own column: named by the field alone
+            return rules.parse_entry(raw, field=field, label=str(self.fields[field].label))
         except rules.RuleError as error:
             self.add_error(field, rule_error(error))
             return None
 
     def clean(self):
         data = super().clean()
-        cards = [self._read(f"card_points_{i}", _("%(side)s card points"), i) for i in (0, 1)]
-        declared = [
-            self._read(f"declared_points_{i}", _("%(side)s declarations"), i) for i in (0, 1)
-        ]
+        cards = [self._read(f"card_points_{i}") for i in (0, 1)]
+        declared = [self._read(f"declared_points_{i}") for i in (0, 1)]
         if self.errors:
             return data
         try:

@@ -64,7 +64,10 @@ def test_it_refuses_a_declaration_of_5_beside_its_field(scorer, deal_url):
     html = scorer.post(deal_url, deal_data(da="5"), **HX).content.decode()
     assert 'id="id_declared_points_0-error"' in html
     assert "5 is not a declaration total" in html
+    assert "Alice &amp; Carla: 5" not in html  # the column says whose field it is
     assert not Deal.objects.exists()
+    html = scorer.post(deal_url, deal_data(a="12", b="0"), **HX).content.decode()
+    assert '<li>Card points cannot be more than 11.</li>' in html
 
 
 def test_a_cappotto_with_10_typed_for_the_sweeper_is_said_of_that_field(scorer, deal_url):
@@ -923,8 +926,8 @@ def test_a_phone_whose_scorer_link_was_replaced_is_told_on_opening_the_sheet(sco
         ({"kind": "x"}, "Pick the kind of deal."),
         ({"kind": ""}, "Pick the kind of deal."),
         ({"kind": "cappotto", "side": "2", "a": "11", "b": "0"}, "Pick one of the two sides."),
-        ({"a": "1" + "0" * 22}, "card points is too large: at most"),
-        ({"da": "3" * 5000}, "declarations is too large: at most"),
+        ({"a": "1" + "0" * 22}, "Card points is too large: at most"),
+        ({"da": "3" * 5000}, "Declarations is too large: at most"),
     ],
 )
 def test_a_refused_deal_says_why_in_the_apps_own_words(scorer, match, deal_url, fields, message):
