@@ -272,8 +272,7 @@ def test_a_fraction_typed_reaches_the_app_and_is_explained_in_its_words(phone):
     phone.locator("#id_card_points_1").fill("3⅔")
     phone.get_by_role("button", name="Save deal").click()
     expect(phone.locator("#id_card_points_0-error")).to_have_text(
-        "Card points must be a whole number: each side drops its own fraction, "
-        "so 7⅓ is 7."
+        "Card points must be a whole number: each side drops its own fraction, so 7⅓ is 7."
     )
     assert not Deal.objects.exists()
 

@@ -67,7 +67,7 @@ def test_it_refuses_a_declaration_of_5_beside_its_field(scorer, deal_url):
     assert "Alice &amp; Carla: 5" not in html  # the column says whose field it is
     assert not Deal.objects.exists()
     html = scorer.post(deal_url, deal_data(a="12", b="0"), **HX).content.decode()
-    assert '<li>Card points cannot be more than 11.</li>' in html
+    assert "<li>Card points cannot be more than 11.</li>" in html
 
 
 def test_a_cappotto_with_10_typed_for_the_sweeper_is_said_of_that_field(scorer, deal_url):
