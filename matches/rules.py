@@ -694,8 +694,8 @@ def _deal_errors(
     if cards_ok and kind in _SWEEPS and side is not None:
         other = 1 - side
         params = {"side": names[other], "value": cards[other]}
-        # The sweeper's own points first: with them wrong, the other side's (filled in as 11
-        # minus them) are wrong only because of them.
+        # The sweeper's own points first: with both wrong (10 against 1 in a cappotto), the
+        # mistake is said once, of the side that swept.
         if kind is DealKind.CAPPOTTO and cards[side] != CARD_POINTS_PER_DEAL:
             cards_ok = False
             errors.append(

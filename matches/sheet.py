@@ -2,6 +2,7 @@
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -35,7 +36,7 @@ def _state_key(match_id: int) -> str:
     return f"sheet-state:{match_id}"
 
 
-def forget_state(match_ids) -> None:
+def forget_state(match_ids: Iterable[int]) -> None:
     """The matches' revisions or links changed: the next poll reads them again."""
     cache.delete_many([_state_key(match_id) for match_id in match_ids])
 

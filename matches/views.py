@@ -655,12 +655,13 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         side_names=tuple(s.name for s in sides),
         claims_allowed=match.claims_allowed,
     )
-    if request.method == "POST" and form.is_valid():
+    # The deal this page showed was deleted, and another took its number: its version may
+    # match the page's, yet what was typed is not about it.
+    replaced = request.POST.get("deal", str(deal.pk)) != str(deal.pk)
+    if request.method == "POST" and form.is_valid() and replaced:
+        form = _changed_meanwhile(form, deal, sides)
+    elif request.method == "POST" and form.is_valid():
         try:
-            if request.POST.get("deal", str(deal.pk)) != str(deal.pk):
-                # The deal this page showed was deleted, and another took its number: its
-                # version may match the page's, yet what was typed is not about it.
-                raise services.StaleChange(NO_SUCH_DEAL % {"number": deal.number})
             services.edit_deal(
                 deal=deal,
                 version=form.cleaned_data["version"],

@@ -143,27 +143,20 @@ def test_a_sweep_wins_on_the_spot_whatever_the_totals(line, deals, entry, points
     assert not outcome.another_deal
 
 
-def test_a_cappotto_leaves_the_other_side_no_card_points():
-    rules = rules_for()
+@pytest.mark.parametrize(
+    ("cards", "field", "said"),
+    [
+        ((11, 1), "card_points_1", "Beppe & Dino took no tricks, so their card points must be 0."),
+        # Both wrong: said once, of the side that swept.
+        ((10, 1), "card_points_0", "Alice & Carla took every trick, so their card points are 11."),
+        ((10, 0), "card_points_0", "Alice & Carla took every trick, so their card points are 11."),
+    ],
+)
+def test_a_cappottos_wrong_card_points_are_said_of_the_side_at_fault(cards, field, said):
     with pytest.raises(DealInvalid) as caught:
-        check_deal(rules, [], sweep(DealKind.CAPPOTTO, 0, 11, 1))
+        check_deal(rules_for(), [], sweep(DealKind.CAPPOTTO, 0, *cards))
     [error] = caught.value.errors
-    assert error.code == "cappotto_card_points"
-    assert error.field == "card_points_1"
-    assert str(error) == (
-        "In a cappotto Beppe & Dino took no tricks, so their card points must be 0."
-    )
-
-
-def test_a_cappotto_with_10_for_the_sweeper_is_said_of_the_sweepers_points():
-    rules = rules_for()
-    with pytest.raises(DealInvalid) as caught:
-        check_deal(rules, [], sweep(DealKind.CAPPOTTO, 0, 10, 0))
-    [error] = caught.value.errors
-    assert error.field == "card_points_0"
-    assert (
-        str(error) == "In a cappotto Alice & Carla took every trick, so their card points are 11."
-    )
+    assert (error.field, str(error)) == (field, f"In a cappotto {said}")
 
 
 # 15 against 13: the worked deal, then 4 against 7 + 3.
