@@ -262,12 +262,14 @@ def start_match(
     names = [name_key(name) for side in players for name in side]
     if len(set(names)) != len(names):
         raise ServiceError(_("A player can sit only once at a match."))
+    seated = [[_player_named(table, name) for name in side] for side in players]
+    # Named after its players as the table knows them ("Niccolò", even when typed "niccolo"):
+    # so a rename reaches the side's name too.
     named = [
-        (typed or "").strip() or pair_name(side)
-        for typed, side in zip(side_names, players, strict=True)
+        (typed or "").strip() or pair_name([player.name for player in side])
+        for typed, side in zip(side_names, seated, strict=True)
     ]
     _named_apart(named)
-    seated = [[_player_named(table, name) for name in side] for side in players]
     return _seat(
         table,
         seated,
