@@ -37,3 +37,29 @@ def test_the_sheet_in_italian_and_dark_mode_at_phone_size(new_phone, screenshot)
     expect(phone.get_by_role("button", name="Salva smazzata")).to_be_visible()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 412
     screenshot(phone, "sheet-it-dark")
+
+
+def test_in_italian_at_320_px_every_deals_tag_is_read_whole(new_phone, screenshot):
+    from matches import rules, services
+    from tests.factories import TableFactory
+
+    table = TableFactory()
+    match = services.start_match(
+        table=table,
+        players=[["Alessandra", "Carla"], ["Giuseppe", "Dino"]],
+        claims_allowed=True,
+    )
+    normal = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
+    services.record_deal(match=match, number=1, entry=normal)
+    # "Chiamata fuori", the longest tag: a right claim, 6 + 15 = 21.
+    claim = rules.DealEntry((6, 0), (15, 0), kind=rules.DealKind.CLAIM, side=0)
+    services.record_deal(match=match, number=2, entry=claim)
+    phone = new_phone(locale="it-IT", viewport={"width": 320, "height": 640})
+    phone.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
+    tag = phone.locator("#deal-2 .tag")
+    expect(tag).to_have_text("Chiamata fuori")
+    assert tag.evaluate("e => e.scrollWidth <= e.clientWidth")
+    cell, box = phone.locator("#deal-2 td.side-0").bounding_box(), tag.bounding_box()
+    assert box["x"] + box["width"] <= cell["x"] + cell["width"]
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 320
+    screenshot(phone, "tag-it-320")
