@@ -230,6 +230,16 @@ class Match(models.Model):
             return _("This match is finished. Reopen it to change it.")
         return None
 
+    def restorable_deletion(self) -> "int | None":
+        """The log entry (its id) of the deleted deal Restore would put back: the latest
+        deletion of the deal that would be next, while the match is played. Else None."""
+        if self.is_finished:
+            return None
+        deletions = self.changes.filter(
+            action=Action.DEAL_DELETED, deal_number=self.deals.count() + 1
+        )
+        return deletions.order_by("-id").values_list("pk", flat=True).first()
+
     def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
         sides = sides if sides is not None else list(self.sides.all())
         return rules.MatchRules(

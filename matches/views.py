@@ -536,9 +536,11 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         # only: "²" is a digit to str.isdigit() but not to int().
         notice = {
             done: int(number)
-            for done in ("saved", "edited", "gone")
+            for done in ("saved", "edited", "gone", "deleted", "restored")
             if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
         }
+        if "restored" in notice:  # said as a save is, with Undo
+            notice.update(saved=notice.pop("restored"), restored=True)
         if former:
             notice["link_changed"] = True
         sheet = _sheet(request, token, match_id, scorer)
@@ -570,6 +572,8 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
         "match": match,
         "side_names": (sides[0].name, sides[1].name),
         "changes": Paginator(changes, HISTORY_PAGE).get_page(request.GET.get("page")),
+        # A deal deleted (on this phone or another) can be put back from here too.
+        "restorable": match.restorable_deletion() if can_score(request, match.table) else None,
     }
     template = "matches/history.html#changes" if is_htmx(request) else "matches/history.html"
     return render(request, template, context)
@@ -723,10 +727,11 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sides: list[Side]) -> Edi
 
 
 def _act(
-    request: HttpRequest, token: str, match_id: int, action, *, done=None, **kwargs
+    request: HttpRequest, token: str, match_id: int, action, *, done=None, said="", **kwargs
 ) -> HttpResponse:
     """Run one match action; a refusal is shown on the sheet in words, and `done` (a notice)
-    says what happened when the change is not plain to see."""
+    says what happened when the change is not plain to see. Without HTMX the sheet is
+    loaded again, and `said` (such as "?deleted=4") draws that notice from the address."""
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
@@ -736,7 +741,7 @@ def _act(
         return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
     if is_htmx(request):
         return _sheet_response(request, match, notice=done)
-    return redirect("match", token, match.pk)
+    return redirect(reverse("match", args=[token, match.pk]) + said)
 
 
 @table_page
@@ -746,14 +751,19 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
         logged = services.delete_last_deal(match=match, number=number, by=by)
         request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
 
-    return _act(request, token, match_id, delete, done={"deleted": number})
+    return _act(
+        request, token, match_id, delete, done={"deleted": number}, said=f"?deleted={number}"
+    )
 
 
 @table_page
 @require_POST
 def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
     done = {"saved": number, "restored": True}  # with Undo, as after a save
-    return _act(request, token, match_id, services.restore_deal, number=number, done=done)
+    said = f"?restored={number}"
+    return _act(
+        request, token, match_id, services.restore_deal, number=number, done=done, said=said
+    )
 
 
 @table_page

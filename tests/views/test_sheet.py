@@ -630,6 +630,44 @@ def test_a_deleted_deal_is_said_deleted_and_can_be_restored(scorer, sheet_url, w
     assert "Deal 1 restored" in scorer.get(sheet_url + "history", **EN).content.decode()
 
 
+def test_without_javascript_a_deletion_and_a_restore_are_said_once_with_their_undo(
+    scorer, sheet_url, worked
+):
+    response = scorer.post(sheet_url + "deals/1/delete", **EN)
+    assert response.status_code == 302 and response["Location"] == sheet_url + "?deleted=1"
+    html = scorer.get(response["Location"], **EN).content.decode()
+    assert "Deal 1 deleted. The match history keeps it." in html
+    assert 'data-once="deleted"' in html and f'action="{sheet_url}deals/1/restore"' in html
+    response = scorer.post(sheet_url + "deals/1/restore", **EN)
+    assert response["Location"] == sheet_url + "?restored=1"
+    html = scorer.get(response["Location"], **EN).content.decode()
+    assert "Deal 1 restored." in html and 'data-once="restored"' in html
+    assert f'action="{sheet_url}deals/1/delete"' in html  # Undo
+    # A viewer is told nothing of the kind: it could not restore it.
+    assert "Deal 1 deleted." not in Client().get(sheet_url + "?deleted=1", **EN).text
+
+
+def test_the_history_offers_to_restore_the_deal_deleted_last_while_it_would_be_next(
+    client, scorer, match, sheet_url, deal_url
+):
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    restore = f'action="{sheet_url}deals/2/restore"'
+    assert restore not in scorer.get(sheet_url + "history", **EN).text  # nothing deleted
+    scorer.post(sheet_url + "deals/2/delete", **HX)
+    scorer.post(sheet_url + "deals/1/delete", **HX)
+    # Deal 1 is the one that would be next: deal 2 cannot come back before it.
+    html = scorer.get(sheet_url + "history", **EN).text
+    assert f'action="{sheet_url}deals/1/restore"' in html and restore not in html
+    assert "deals/1/restore" not in Client().get(sheet_url + "history", **EN).text  # a viewer
+    response = scorer.post(sheet_url + "deals/1/restore", **EN)
+    assert scorer.get(response["Location"], **EN).text.count("Deal 1 restored.") == 1
+    assert restore in scorer.get(sheet_url + "history", **EN).text  # now deal 2's turn
+    # Once another deal takes its place, it stays in the history only.
+    scorer.post(deal_url, deal_data(number=2, a="7", b="4", da="0", key="new-2"), **HX)
+    assert "/restore" not in scorer.get(sheet_url + "history", **EN).text
+
+
 @pytest.mark.parametrize(
     ("players", "claimer", "said"),
     [
