@@ -138,7 +138,8 @@ def test_end_match_banks_the_winner_then_reopen_and_rematch(scorer, match, sheet
     scorer.post(sheet_url + "end", **EN)
     html = scorer.get(sheet_url, **EN).content.decode()
     assert "won the match" in html
-    assert "Reopen" in html and "Rematch" in html
+    # Ended, the next step is most often a rematch: it comes first, as the main button.
+    assert re.search(r'class="primary" type="submit">Rematch<.*type="submit">Reopen<', html, re.S)
     response = scorer.post(sheet_url + "rematch", **EN)
     assert response.status_code == 302
     scorer.post(sheet_url + "reopen", **EN)
@@ -691,7 +692,8 @@ def test_an_undecided_match_can_be_stopped_from_the_sheet_and_says_so(scorer, ma
     assert 'id="stop-match"' in scorer.get(sheet_url, **EN).content.decode()
     html = scorer.post(sheet_url + "stop", **HX).content.decode()
     assert "Stopped at 11\u20133, undecided." in html
-    assert "Reopen" in html
+    # Stopped, it is most often played on another day: Reopen comes first.
+    assert re.search(r'class="primary" type="submit">Reopen<.*type="submit">Rematch<', html, re.S)
     assert 'id="deal-form"' not in html
     table_page = scorer.get(reverse("table", args=[match.table.viewer_token]), **EN)
     assert "stopped, undecided" in table_page.content.decode()
