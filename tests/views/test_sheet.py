@@ -644,8 +644,10 @@ def test_without_javascript_a_deletion_and_a_restore_are_said_once_with_their_un
     html = scorer.get(response["Location"], **EN).content.decode()
     assert "Deal 1 restored." in html and 'data-once="restored"' in html
     assert f'action="{sheet_url}deals/1/delete"' in html  # Undo
-    # A viewer is told nothing of the kind: it could not restore it.
+    # A viewer is told nothing of the kind: it could not restore it. Nor is anyone told of a
+    # deal that would not be the next one.
     assert "Deal 1 deleted." not in Client().get(sheet_url + "?deleted=1", **EN).text
+    assert "deleted." not in scorer.get(sheet_url + "?deleted=3", **EN).text
 
 
 def test_the_history_offers_to_restore_the_deal_deleted_last_while_it_would_be_next(
