@@ -1,5 +1,7 @@
 """Answers that would otherwise have no words, a header every answer carries, and HEAD."""
 
+from django.core.exceptions import BadRequest
+from django.http import HttpResponseBadRequest
 from django.template.loader import render_to_string
 
 
@@ -14,6 +16,24 @@ def method_not_allowed_page(get_response):
             response.content = render_to_string("405.html", request=request)
             response["Content-Type"] = "text/html; charset=utf-8"
         return response
+
+    return middleware
+
+
+def unreadable_form_refused(get_response):
+    """A form sent as anything but UTF-8 is refused in words (400), before the CSRF check.
+
+    Django refuses it too, but leaves its body to be read again, and the CSRF check that its
+    own error pages run reads it and fails the same way: the answer was a bare 500.
+    """
+
+    def middleware(request):
+        if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
+            try:
+                request.POST  # noqa: B018 (read here, where a refusal can still be answered)
+            except BadRequest:
+                return HttpResponseBadRequest(render_to_string("400.html", request=request))
+        return get_response(request)
 
     return middleware
 

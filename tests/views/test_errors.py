@@ -5,6 +5,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from matches.models import Table
+
 pytestmark = pytest.mark.django_db
 
 
@@ -37,6 +39,22 @@ def test_a_request_that_cannot_be_read_is_answered_in_words(client):
     response = client.get("/", HTTP_HOST="not-this-site.example", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 400
     assert "Nothing was changed. Go back, check what you sent and try again." in response.text
+
+
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "UTF_8"])
+def test_a_form_sent_in_another_encoding_is_refused_in_words_not_a_500(charset):
+    phone = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    phone.get("/")
+    response = phone.post(
+        reverse("create_table"),
+        b"name=Bar",
+        content_type=f"application/x-www-form-urlencoded; charset={charset}",
+        HTTP_X_CSRFTOKEN=phone.cookies["csrftoken"].value,
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 400
+    assert "Nothing was changed. Go back, check what you sent and try again." in response.text
+    assert not Table.objects.exists()
 
 
 def test_the_500_page_speaks_italian_first_and_english_too(match):
