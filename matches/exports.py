@@ -28,9 +28,11 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from matches import rules
 from matches.forms import clean_name
 from matches.models import (
+    MATCH_DEALS_MAX,
     NAME_MAX,
     SIDE_NAME_MAX,
     TABLE_NAME_MAX,
+    TABLE_PLAYERS_MAX,
     Action,
     Change,
     Deal,
@@ -607,6 +609,12 @@ def _name(value: str, where: str, max_length: int, *, blank: bool = False) -> st
 
 def _players(names: list) -> dict[str, str]:
     """The table's players by name_key: ignoring case and accents, as a table compares them."""
+    if len(names) > TABLE_PLAYERS_MAX:
+        raise _fail(
+            "The file lists %(count)s players; a table holds at most %(max)s.",
+            count=len(names),
+            max=TABLE_PLAYERS_MAX,
+        )
     players: dict[str, str] = {}
     for number, raw in enumerate(names, start=1):
         where = gettext("Player %(number)s") % {"number": number}
@@ -647,6 +655,13 @@ def _sides(raw: list, where: str, players: dict[str, str]) -> tuple[list[str], l
             seated[-1].append(players[name_key(name)])
     if len(seated[0]) != len(seated[1]):
         raise _fail("%(where)s: both sides need the same number of players.", where=where)
+    if name_key(names[0]) == name_key(names[1]):
+        # The sheet, its messages and the exports tell the sides apart by name.
+        raise _fail(
+            "%(where)s: both sides are called %(name)s; give one of them another name.",
+            where=where,
+            name=names[1],
+        )
     everyone = seated[0] + seated[1]
     if len(set(everyone)) != len(everyone):
         raise _fail("%(where)s: a player can sit only once at a match.", where=where)
@@ -688,6 +703,13 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
     first_dealer = [name_key(name) for name in seats].index(name_key(dealer))
 
     deals = _get(raw, "deals", where, list)
+    if len(deals) > MATCH_DEALS_MAX:
+        raise _fail(
+            "%(where)s: it holds %(count)s deals; a match holds at most %(max)s.",
+            where=where,
+            count=len(deals),
+            max=MATCH_DEALS_MAX,
+        )
     deal_at = gettext("%(where)s, deal %(deal)s")
     entries, points = [], []
     for number, deal in enumerate(deals, start=1):
@@ -709,27 +731,35 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
             )
         )
         points.append(_pair(deal, "points", at))
-    try:
+
+    def scored(entries: list[rules.DealEntry]) -> rules.Outcome:
         outcome = rules.evaluate(
             match_rules, entries, first_dealer=first_dealer, seat_count=len(seats)
         )
+        for deal, stated in zip(outcome.deals, points, strict=False):
+            if deal.points != stated:
+                raise _fail(
+                    "%(where)s, deal %(deal)s: the file gives points %(file)s, but the rules "
+                    "score %(scored)s.",
+                    where=where,
+                    deal=deal.number,
+                    file=list(stated),
+                    scored=list(deal.points),
+                )
+        return outcome
+
+    try:
+        outcome = scored(entries)
     except rules.DealInvalid as invalid:
+        # A deal changed in the file before this one may be the cause (its points no longer
+        # what the file says): that one is named first.
+        scored(entries[: invalid.errors[0].deal_number - 1])
         raise ImportInvalid(
             [
                 _rule_message(deal_at % {"where": where, "deal": error.deal_number}, error)
                 for error in invalid.errors
             ]
         ) from None
-    for scored, stated in zip(outcome.deals, points, strict=True):
-        if scored.points != stated:
-            raise _fail(
-                "%(where)s, deal %(deal)s: the file gives points %(file)s, but the rules score "
-                "%(scored)s.",
-                where=where,
-                deal=scored.number,
-                file=list(stated),
-                scored=list(scored.points),
-            )
     totals = _pair(raw, "totals", where)
     if totals != outcome.totals:
         raise _fail(

@@ -19,6 +19,11 @@ from matches import rules
 NAME_MAX = 40
 TABLE_NAME_MAX = 60
 SIDE_NAME_MAX = 2 * NAME_MAX + 3
+# What one match and one table hold: far beyond any evening (a match to 101 is decided by
+# about deal 19, and only sides level past the line play on), and little enough that every
+# page stays quick, whatever is typed or uploaded.
+MATCH_DEALS_MAX = 300
+TABLE_PLAYERS_MAX = 500
 
 
 def new_token() -> str:

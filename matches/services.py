@@ -14,6 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from matches import exports, rules
 from matches.db import atomic
 from matches.models import (
+    MATCH_DEALS_MAX,
+    TABLE_PLAYERS_MAX,
     Action,
     Change,
     Deal,
@@ -143,10 +145,9 @@ def _taken(player: Player) -> NameTaken:
 
 @atomic
 def add_player(*, table: Table, name: str) -> Player:
-    name = name.strip()
     if (same := _named(table, name)) is not None:
         raise _taken(same)
-    return Player.objects.create(table=table, name=name)
+    return _new_player(table, name)
 
 
 @atomic
@@ -237,7 +238,20 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
 
 
 def _player_named(table: Table, name: str) -> Player:
-    return _named(table, name) or Player.objects.create(table=table, name=name.strip())
+    return _named(table, name) or _new_player(table, name)
+
+
+def _new_player(table: Table, name: str) -> Player:
+    """A player who joins the table (whose row _named has locked), while there is room."""
+    if table.players.count() >= TABLE_PLAYERS_MAX:
+        raise ServiceError(
+            _(
+                "A table holds at most %(max)s players: merge the ones entered twice, "
+                "or start a new table."
+            )
+            % {"max": TABLE_PLAYERS_MAX}
+        )
+    return Player.objects.create(table=table, name=name.strip())
 
 
 # --- Matches ------------------------------------------------------------------
@@ -397,6 +411,14 @@ def record_deal(
                 "Check the sheet, then save again."
             )
             % {"number": len(deals) + 1}
+        )
+    if number > MATCH_DEALS_MAX:
+        raise ServiceError(
+            _(
+                "A match holds at most %(max)s deals: stop this one, undecided, and start "
+                "a new match."
+            )
+            % {"max": MATCH_DEALS_MAX}
         )
     # Every deal so far and the new one, which alone is checked (the others were checked
     # when they were stored); the outcome is what the sheet shows next.

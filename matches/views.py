@@ -291,8 +291,8 @@ def add_player(request: HttpRequest, token: str) -> HttpResponse:
     if form.is_valid():
         try:
             player = services.add_player(table=table, name=form.cleaned_data["name"])
-        except services.NameTaken as taken:
-            form.add_error("name", taken.message)
+        except services.ServiceError as refused:  # the name is taken, or the table full
+            form.add_error("name", refused.message)
     if form.errors:
         return render(request, "matches/player.html", {"table": table, "form": form})
     return _done(request, reverse("table", args=[token]) + f"?added={player.pk}#added")

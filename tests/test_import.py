@@ -389,6 +389,18 @@ REFUSALS = {
         change("matches.0.log.1.action", "wiped_history"),
         "Match 1, log entry 2: “action” must be one of match_started,",
     ),
+    "sides_of_one_name": (
+        change("matches.0.sides.1.name", "alice & CARLA"),
+        "Match 1: both sides are called alice & CARLA; give one of them another name.",
+    ),
+    # Deal 1 changed so that it decides the match at once: deal 2 is then "one too many", but
+    # the change to deal 1 is what to mend, and it is named.
+    "an_earlier_deal_changed": (
+        lambda doc: change("matches.0.deals.0.card_points", [11, 0])(
+            change("matches.0.deals.0.declared_points", [10, 0])(doc)
+        ),
+        "Match 1, deal 1: the file gives points [11, 3], but the rules score [21, 0].",
+    ),
     "nested_log_values": (
         change("matches.0.log.0.detail.new", {"points": {"deep": [1]}}),
         "Match 1, log entry 1: “new” may hold only",
@@ -403,6 +415,15 @@ def test_an_invalid_import_is_refused_in_words_with_nothing_written(case):
     messages = refused(mutate(document()))
     assert len(messages) == 1
     assert messages[0].startswith(message)
+
+
+@pytest.mark.django_db
+def test_a_table_or_a_match_larger_than_the_app_holds_is_refused_in_words(monkeypatch):
+    monkeypatch.setattr(exports, "TABLE_PLAYERS_MAX", 3)
+    assert refused(document()) == ["The file lists 4 players; a table holds at most 3."]
+    monkeypatch.setattr(exports, "TABLE_PLAYERS_MAX", 4)
+    monkeypatch.setattr(exports, "MATCH_DEALS_MAX", 1)
+    assert refused(document()) == ["Match 1: it holds 2 deals; a match holds at most 1."]
 
 
 @pytest.mark.django_db

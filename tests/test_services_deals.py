@@ -57,6 +57,29 @@ def test_a_deal_number_from_the_future_is_refused():
         services.record_deal(match=match, number=3, entry=WORKED)
 
 
+def test_a_match_holds_so_many_deals_and_then_says_so(monkeypatch):
+    monkeypatch.setattr(services, "MATCH_DEALS_MAX", 2)
+    match = MatchFactory()
+    for number in (1, 2):
+        services.record_deal(match=match, number=number, entry=entry(5, 6))
+    with pytest.raises(services.ServiceError, match="at most 2 deals: stop this one"):
+        services.record_deal(match=match, number=3, entry=entry(5, 6))
+    assert match.deals.count() == 2
+
+
+def test_a_table_holds_so_many_players_and_then_says_so(monkeypatch):
+    monkeypatch.setattr(services, "TABLE_PLAYERS_MAX", 4)
+    table = MatchFactory().table  # its four players
+    with pytest.raises(services.ServiceError, match="at most 4 players: merge the ones"):
+        services.add_player(table=table, name="Zeno")
+    with pytest.raises(services.ServiceError, match="at most 4 players"):
+        services.start_match(table=table, players=[["Zeno", "Alice"], ["Beppe", "Carla"]])
+    assert table.players.count() == 4 and table.matches.count() == 1
+    # Known players still sit down.
+    names = [[p.name for p in table.players.order_by("pk")][i::2] for i in (0, 1)]
+    assert services.start_match(table=table, players=names).seat_count == 4
+
+
 def test_every_change_bumps_the_revision():
     match = MatchFactory()
     before = match.revision

@@ -166,6 +166,14 @@ def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table
     )
 
 
+def test_a_full_table_says_so_where_a_player_is_added(scorer, table, monkeypatch):
+    monkeypatch.setattr(services, "TABLE_PLAYERS_MAX", table.players.count())
+    response = scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Zeno"}, **EN)
+    assert response.status_code == 200
+    assert "A table holds at most 4 players: merge the ones entered twice" in response.text
+    assert not table.players.filter(name="Zeno").exists()
+
+
 def test_a_name_typed_without_its_accents_is_the_same_player(scorer, table):
     """On a phone without an Italian keyboard "Niccolo Ferrau" is Niccolò Ferraù: typed so in
     a new match he takes his seat, not a second player who splits his stats."""
