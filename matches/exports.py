@@ -13,7 +13,6 @@ import itertools
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from matches import rules
-from matches.forms import clean_name
+from matches.forms import clean_name, unseen_or_unknown
 from matches.models import (
     MATCH_DEALS_MAX,
     NAME_MAX,
@@ -900,7 +899,7 @@ def _values(detail: dict, field: str, where: str) -> dict | None:
 
 def _plain(value: object) -> bool:
     if isinstance(value, str):
-        return not any(unicodedata.category(char) in {"Cc", "Cs"} for char in value)
+        return not any(map(unseen_or_unknown, value))  # as in a name: nothing hidden
     if isinstance(value, float):
         return math.isfinite(value)
     return value is None or isinstance(value, int)

@@ -79,14 +79,25 @@ class FormWideErrors:
                     self.add_error(None, message)
 
 
+EMOJI_BLOCKS = (0x1F000, 0x1FAFF)  # Mahjong tiles to Symbols and Pictographs Extended-A
+
+
+def unseen_or_unknown(char: str) -> bool:
+    """A control, format or private character, or one Unicode has not assigned (a name could
+    hide it: "Alice" and "Alice" + U+2065 look alike). Emoji newer than this Python's Unicode
+    are unassigned to it, but come from the emoji blocks: those are let in."""
+    category = unicodedata.category(char)
+    if category == "Cn":
+        return not EMOJI_BLOCKS[0] <= ord(char) <= EMOJI_BLOCKS[1]
+    return category in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ
+
+
 def clean_name(value: str, *, max_length: int) -> str:
     """A name as people type it: trimmed, one space between words, no control characters."""
     value = " ".join(unicodedata.normalize("NFC", value or "").split())
     # The zero-width joiner is the one invisible character allowed: emoji such as 👩‍🍳 need it.
     # U+FFFD stands where a browser sent bytes that were not UTF-8: what was meant is lost.
-    if "\ufffd" in value or any(
-        unicodedata.category(char) in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ for char in value
-    ):
+    if "\ufffd" in value or any(map(unseen_or_unknown, value)):
         raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")
     if not name_key(value):
         return ""  # nothing one can see: no name

@@ -401,6 +401,10 @@ REFUSALS = {
         ),
         "Match 1, deal 1: the file gives points [11, 3], but the rules score [21, 0].",
     ),
+    "hidden_characters_in_the_log": (
+        change("matches.0.log.0.detail.new", {"player": "Al\u202eice"}),
+        "Match 1, log entry 1: “new” may hold only",
+    ),
     "nested_log_values": (
         change("matches.0.log.0.detail.new", {"points": {"deep": [1]}}),
         "Match 1, log entry 1: “new” may hold only",

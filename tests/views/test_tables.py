@@ -207,6 +207,12 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     html = scorer.post(add, {"name": "\u200d"}, **EN).content.decode()
     assert "Type the player&#x27;s name." in html
     assert "Use letters, numbers" in scorer.post(add, {"name": "A\u202eB"}, **EN).content.decode()
+    # Nor a character Unicode has not assigned: "Alice" + U+2065 would look like Alice.
+    for unknown in ("Alice\u2065", "Bo\U000e01f0", "Cy\uffff"):
+        assert "Use letters, numbers" in scorer.post(add, {"name": unknown}, **EN).text
+    # An emoji newer than this Python's Unicode (U+1FAE9, of 2024) is a name all the same.
+    scorer.post(add, {"name": "Dino \U0001fae9"}, **EN)
+    assert table.players.filter(name="Dino \U0001fae9").exists()
     # Bytes that were not UTF-8 arrive as U+FFFD: refused, not stored as "Bepp�".
     body = b"name=Bepp%E9"  # Latin-1, from an old browser or a script
     response = scorer.generic(
