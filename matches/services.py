@@ -612,8 +612,11 @@ def end_match(*, match: Match, by: str = "") -> Match:
 @atomic
 def stop_match(*, match: Match, by: str = "") -> Match:
     """Stop a match the rules have not decided (the evening is over): no winner, and it
-    counts in no stats. Reopened, it plays on from where it stopped."""
+    counts in no stats. Reopened, it plays on from where it stopped. A second tap (this
+    phone's or another's) changes nothing."""
     match = _lock(match)
+    if match.status == Status.ABANDONED:
+        return match
     _open(match)
     result = match.outcome(_deals(match))
     if result.decided:
@@ -625,9 +628,11 @@ def stop_match(*, match: Match, by: str = "") -> Match:
 
 @atomic
 def reopen_match(*, match: Match, by: str = "") -> Match:
+    """Play on an ended or stopped match. A second tap (this phone's or another's) changes
+    nothing."""
     match = _lock(match)
     if not match.is_finished:
-        raise ServiceError(_("This match is not finished."))
+        return match
     if match.status == Status.FINISHED:
         old = {"winner": match.winner, "reason": match.end_reason}
     else:

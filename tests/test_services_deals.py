@@ -278,9 +278,12 @@ def test_an_undecided_match_can_be_stopped_then_reopened_to_play_on():
     assert match.finished_at is not None
     with pytest.raises(services.MatchClosed):
         services.record_deal(match=match, number=2, entry=entry(6, 5))
+    services.stop_match(match=match)  # a second tap, here or on another phone: nothing
     services.reopen_match(match=match)
+    services.reopen_match(match=match)  # likewise
     services.record_deal(match=match, number=2, entry=entry(6, 5))
     actions = list(match.changes.order_by("id").values_list("action", "old", "new"))
+    assert [action for action, _, _ in actions].count("match_reopened") == 1
     assert actions[-3:-1] == [
         ("match_stopped", None, {"totals": [6, 5]}),
         ("match_reopened", {"totals": [6, 5]}, None),
