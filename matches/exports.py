@@ -430,7 +430,8 @@ def validate_document(document: object) -> TableImport:
 
 
 def _check_rematches(matches: list[MatchImport]) -> list[str]:
-    """A rematch is begun from an ended or stopped match, as the rematch of that one only.
+    """A rematch is begun from an ended or stopped match, as the rematch of that one only,
+    and seats its players as they sat.
 
     It may come anywhere in the file: the export numbers matches by their start, and a match
     dated by hand (or imported so) may start after its own rematch."""
@@ -450,6 +451,13 @@ def _check_rematches(matches: list[MatchImport]) -> list[str]:
                 "not %(found)s.",
                 where=where,
                 found=match.rematch,
+            )
+        elif matches[match.rematch - 1].players != match.players:
+            refused = _fail(
+                "%(where)s: match %(rematch)s cannot be its rematch: a rematch seats the same "
+                "players in the same seats.",
+                where=where,
+                rematch=match.rematch,
             )
         elif match.rematch in begun_from:
             refused = _fail(

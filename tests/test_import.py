@@ -172,7 +172,7 @@ def test_rematches_that_go_round_in_a_loop_are_refused():
 @pytest.mark.django_db
 def test_two_matches_cannot_share_one_rematch():
     doc = document()
-    doc["matches"].insert(1, copy.deepcopy(doc["matches"][0]))
+    doc["matches"][1:1] = [copy.deepcopy(doc["matches"][0]) for _ in range(2)]
     doc["matches"][0]["rematch"] = doc["matches"][1]["rematch"] = 3
     assert refused(doc) == ["Match 2: match 3 is already the rematch of match 1."]
 
@@ -380,6 +380,11 @@ REFUSALS = {
     "rematch_not_in_the_file": (
         change("matches.0.rematch", 3),
         "Match 1: “rematch” must be the number of another match in the file, not 3.",
+    ),
+    "rematch_of_other_players": (
+        change("matches.0.rematch", 2),
+        "Match 1: match 2 cannot be its rematch: a rematch seats the same players in the same "
+        "seats.",
     ),
     "rematch_not_a_number": (
         change("matches.0.rematch", "2"),
