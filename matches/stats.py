@@ -1,12 +1,14 @@
 """A table's statistics, from a fixed number of queries whatever the number of matches."""
 
 import hashlib
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, Sum
 
+from matches.forms import ZWJ
 from matches.models import Change, DealKind, Match, Side, Status, Table, pair_name, sort_key
 
 SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
@@ -138,6 +140,32 @@ def table_stats(table: Table) -> dict:
     }
 
 
+def _label(name: str, most: int = 16) -> str:
+    """A name as it fits beside its bar, cut between characters one sees, never inside one
+    made of several (a letter and its accent, an emoji joined from others):
+
+    >>> _label("Maria Antonietta Esposito")
+    'Maria Antoniett…'
+    >>> _label("Tressette club 👩\u200d🍳")
+    'Tressette club …'
+    """
+    if len(name) <= most:
+        return name
+    end = most - 1
+    while end > 0 and (_joins_on(name[end]) or name[end - 1] == ZWJ):
+        end -= 1
+    return name[:end] + "…"
+
+
+def _joins_on(char: str) -> bool:
+    """Part of the character before it: a mark, a joiner, an emoji's skin tone."""
+    return (
+        char == ZWJ
+        or unicodedata.category(char) in {"Mn", "Mc", "Me"}
+        or (0x1F3FB <= ord(char) <= 0x1F3FF)
+    )
+
+
 def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
     """A horizontal bar per player: matches won, against the most anyone won.
 
@@ -151,7 +179,7 @@ def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
         length = max(2, round(r.won * (width - names - gap - count) / most))
         rows.append(
             {
-                "name": r.name if len(r.name) <= 16 else r.name[:15] + "…",
+                "name": _label(r.name),
                 "won": r.won,
                 "y": i * (bar + 8),
                 "x": names,

@@ -1,8 +1,10 @@
 """A table's stats: the numbers the stats page shows, worked out by hand."""
 
+import doctest
+
 import pytest
 
-from matches import services
+from matches import services, stats
 from matches.stats import Record, table_stats
 from tests.factories import TableFactory
 from tests.views.test_query_counts import play
@@ -28,3 +30,11 @@ def test_a_streak_follows_the_order_of_play_even_after_an_old_match_is_ended_aga
     services.end_match(match=first)
     streaks = {r.name: r.streak for r in table_stats(table)["players"]}
     assert streaks["Alice"] == ("lost", 1) and streaks["Dino"] == ("won", 1)
+
+
+def test_a_long_name_beside_its_bar_is_cut_between_characters_one_sees():
+    assert doctest.testmod(stats).failed == 0
+    # Never a thumb without its skin tone, nor an e without its accent (e + U+0301).
+    assert stats._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
+    assert stats._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
+    assert stats._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole
