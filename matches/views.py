@@ -255,6 +255,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "player_form": PlayerForm(),
         "rotated": request.GET.get("rotated"),
         "player_gone": request.GET.get("gone") == "player",
+        "imported": request.GET.get("imported") == "1",
         **history(table, request.GET),
     }
     # What was just done to a player (?added=4), said over the list: (what, player).
@@ -417,7 +418,7 @@ def _import(request: HttpRequest) -> HttpResponse:
                 form.add_error("file", message)
         else:
             _join(request, table)
-            return _done(request, reverse("table", args=[table.viewer_token]))
+            return _done(request, reverse("table", args=[table.viewer_token]) + "?imported=1")
     return _home(request, import_form=form)
 
 

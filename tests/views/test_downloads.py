@@ -39,12 +39,20 @@ def test_an_export_imports_as_a_new_table_joined_by_this_phone(client, match, wo
         client.get(reverse("export_table", args=[match.table.viewer_token, "json"]))
     )
     upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
+    client.post(reverse("join", args=[match.table.scorer_token]))  # this phone has both
     response = client.post(reverse("import_table"), {"file": upload}, **EN)
     assert response.status_code == 302
     table = Table.objects.exclude(pk=match.table.pk).get()
-    assert response["Location"] == reverse("table", args=[table.viewer_token])
+    assert response["Location"] == reverse("table", args=[table.viewer_token]) + "?imported=1"
     assert Deal.objects.filter(match__table=table).count() == 1
-    assert "New match" in client.get(response["Location"], **EN).content.decode()
+    html = client.get(response["Location"], **EN).content.decode()
+    assert "New match" in html
+    # Said once, so that nobody takes the copy for the table it came from.
+    assert "Imported: this is a new table, with links of its own." in html
+    assert 'data-once="imported"' in html
+    # At home the two are told apart by the day each began (the copy: today).
+    home = client.get("/", **EN).content.decode()
+    assert home.count(f"since {table.created_at:%b}") == 2
 
 
 def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worked):
