@@ -43,6 +43,7 @@ from matches.models import (
     Table,
     TieRule,
     name_key,
+    pair_name,
 )
 from matches.sheet import seat_names
 
@@ -62,16 +63,19 @@ _BY_MATCH = ("match__started_at", "match_id")
 CSV_HEADER = (
     gettext_lazy("Match"),
     gettext_lazy("Date"),
+    gettext_lazy("Line"),
     gettext_lazy("Deal"),
     gettext_lazy("Dealer"),
     gettext_lazy("Kind"),
     gettext_lazy("Swept or claimed by"),
     gettext_lazy("Side 1"),
+    gettext_lazy("Side 1 players"),
     gettext_lazy("Side 1 card points"),
     gettext_lazy("Side 1 declared points"),
     gettext_lazy("Side 1 points"),
     gettext_lazy("Side 1 total"),
     gettext_lazy("Side 2"),
+    gettext_lazy("Side 2 players"),
     gettext_lazy("Side 2 card points"),
     gettext_lazy("Side 2 declared points"),
     gettext_lazy("Side 2 points"),
@@ -172,22 +176,26 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
         for scored in _scored_matches(matches):
             match, sides = scored.match, scored.sides
             names = seat_names(sides)
-            date = timezone.localtime(match.started_at).isoformat(timespec="seconds")
+            # As spreadsheets read a date and time in any language (an offset would make it
+            # text); the JSON keeps the offset.
+            date = timezone.localtime(match.started_at).strftime("%Y-%m-%d %H:%M")
+            seated = [pair_name([player.name for player in side.players]) for side in sides]
             won = match.winner is not None and match.status == Status.FINISHED
             ending = [statuses[match.status]]
             ending += [sides[match.winner].name, reasons[match.end_reason]] if won else ["", ""]
             for deal in scored.outcome.deals:
                 entry = deal.entry
                 named = sides[entry.side].name if entry.side is not None else ""
-                row = [match.pk, date, deal.number, names[deal.dealer], kinds[entry.kind], named]
+                row = [match.pk, date, match.line, deal.number, names[deal.dealer]]
+                row += [kinds[entry.kind], named]
                 for i, side in enumerate(sides):
-                    row += [side.name, entry.card_points[i], entry.declared_points[i]]
+                    row += [side.name, seated[i], entry.card_points[i], entry.declared_points[i]]
                     row += [deal.points[i], deal.totals[i]]
                 yield writer.writerow([_cell(value) for value in row + ending])
             if not scored.outcome.deals:  # a match with no deal yet still has its row
-                row = [match.pk, date, "", "", "", ""]
-                for side in sides:
-                    row += [side.name, "", "", "", 0]
+                row = [match.pk, date, match.line, "", "", "", ""]
+                for i, side in enumerate(sides):
+                    row += [side.name, seated[i], "", "", "", 0]
                 yield writer.writerow([_cell(value) for value in row + ending])
 
     return rows()

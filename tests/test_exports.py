@@ -157,16 +157,19 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert rows[0] == [
         "Match",
         "Date",
+        "Line",
         "Deal",
         "Dealer",
         "Kind",
         "Swept or claimed by",
         "Side 1",
+        "Side 1 players",
         "Side 1 card points",
         "Side 1 declared points",
         "Side 1 points",
         "Side 1 total",
         "Side 2",
+        "Side 2 players",
         "Side 2 card points",
         "Side 2 declared points",
         "Side 2 points",
@@ -179,20 +182,23 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     open_match = Match.objects.get(line=31)
     last = rows[-1]
     assert last[0] == str(open_match.pk)
-    assert last[1] == timezone.localtime(open_match.started_at).isoformat(timespec="seconds")
+    # A date and time as spreadsheets read one, in local time.
+    assert last[1] == f"{timezone.localtime(open_match.started_at):%Y-%m-%d %H:%M}"
     # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
-    assert last[2:6] == ["2", "Dino", "Normal", ""]
-    assert last[6:11] == ["I «Lupi»", "2", "0", "2", "13"]
-    assert last[11:16] == ['Gianni "il Bello" & سارة', "9", "4", "13", "16"]
-    assert last[16:] == ["In progress", "", ""]
+    assert last[2:7] == ["31", "2", "Dino", "Normal", ""]
+    # A side the table named still says who played in it.
+    assert last[7:13] == ["I «Lupi»", "Dino & Elena", "2", "0", "2", "13"]
+    gianni = 'Gianni "il Bello" & سارة'
+    assert last[13:19] == [gianni, gianni, "9", "4", "13", "16"]
+    assert last[19:] == ["In progress", "", ""]
     cappotto_rows = rows[1:3]
-    assert [row[4:6] for row in cappotto_rows] == [
+    assert [row[5:7] for row in cappotto_rows] == [
         ["Normal", ""],
         ["Cappotto", 'Gianni "il Bello" & Nonna 🃏'],
     ]
-    assert [(row[10], row[15]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
+    assert [(row[12], row[18]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
     winner = ["Finished", 'Gianni "il Bello" & Nonna 🃏', "cappotto"]
-    assert [row[16:] for row in cappotto_rows] == [winner, winner]
+    assert [row[19:] for row in cappotto_rows] == [winner, winner]
 
 
 def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
@@ -202,9 +208,10 @@ def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
     rows = csv_rows(exports.table_csv_rows(table))
     assert len(rows) == 2
     assert rows[1][0] == str(match.pk)
-    assert rows[1][2:6] == ["", "", "", ""]
-    assert rows[1][6:16] == ["Anna", "", "", "", "0", "Bruno", "", "", "", "0"]
-    assert rows[1][16:] == ["Stopped, undecided", "", ""]
+    assert rows[1][2:7] == ["21", "", "", "", ""]
+    assert rows[1][7:13] == ["Anna", "Anna", "", "", "", "0"]
+    assert rows[1][13:19] == ["Bruno", "Bruno", "", "", "", "0"]
+    assert rows[1][19:] == ["Stopped, undecided", "", ""]
     assert csv_rows(exports.match_csv_rows(match)) == rows
 
 
@@ -214,8 +221,8 @@ def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
     record(match, entry(6, 5), entry(3, 2, kind="claim", side=0))  # Anna claims with 9
     services.end_match(match=match)
     claim = csv_rows(exports.table_csv_rows(table))[-1]
-    assert claim[4:6] == ["Claim", "Anna"]
-    assert claim[16:] == ["Finished", "Bruno", "claim"]
+    assert claim[5:7] == ["Claim", "Anna"]
+    assert claim[19:] == ["Finished", "Bruno", "claim"]
 
 
 def test_one_match_exports_as_csv_on_its_own():
@@ -224,7 +231,7 @@ def test_one_match_exports_as_csv_on_its_own():
     rows = csv_rows(exports.match_csv_rows(two))
     assert len(rows) == 1 + 2
     assert {row[0] for row in rows[1:]} == {str(two.pk)}
-    assert [row[3] for row in rows[1:]] == ["Nonna 🃏", "سارة"]
+    assert [row[4] for row in rows[1:]] == ["Nonna 🃏", "سارة"]
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
@@ -236,9 +243,10 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     )
     record(match, WORKED)
     row = csv_rows(exports.table_csv_rows(table))[1]
-    assert row[3] == "'@SUM(1)"
-    assert row[6] == '\'=HYPERLINK("http://evil.example","click")'
-    assert row[11] == "'-2+3"
+    assert row[4] == "'@SUM(1)"
+    assert row[7] == '\'=HYPERLINK("http://evil.example","click")'
+    assert row[8] == "'@SUM(1) & +39 333"
+    assert row[13] == "'-2+3"
     assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
 
 
@@ -252,9 +260,10 @@ def test_hostile_names_are_quoted_by_csv():
     record(match, WORKED)
     text = "".join(exports.table_csv_rows(table))
     row = csv_rows([text])[1]
-    assert row[3] == 'Al "the, pal"'
-    assert row[6] == 'Line\nbreak, "quoted"'
-    assert row[11] == "Beppe, Dino"
+    assert row[4] == 'Al "the, pal"'
+    assert row[7] == 'Line\nbreak, "quoted"'
+    assert row[8] == 'Al "the, pal" & Carla'
+    assert row[13] == "Beppe, Dino"
     assert text.count("\r\n") == 2
 
 
@@ -300,10 +309,10 @@ def test_an_italian_csv_is_split_at_semicolons_as_italian_spreadsheets_expect():
     with translation.override("it"):
         text = "".join(exports.table_csv_rows(table))
     rows = list(csv.reader(io.StringIO(text), delimiter=";"))
-    assert rows[0][:3] == ["Partita", "Data", "Smazzata"]
+    assert rows[0][:4] == ["Partita", "Data", "Traguardo", "Smazzata"]
     assert {len(row) for row in rows} == {len(exports.CSV_HEADER)}
     english = "".join(exports.table_csv_rows(table))  # this module's tests run in English
-    assert english.splitlines()[0].startswith("Match,Date,Deal,")
+    assert english.splitlines()[0].startswith("Match,Date,Line,Deal,")
 
 
 @pytest.mark.django_db
