@@ -79,6 +79,8 @@ def test_stats_count_wins_pairs_sweeps_and_streaks(joined):
     assert "3 finished matches." in text
     assert "Alice &amp; Carla" in text  # a pair, whatever its seat order
     assert "3 won" in text  # Alice swept all three: a streak of three
+    # Each short heading is said in words on the page: a touch screen shows no title.
+    assert "<strong>Pl.</strong> matches played · <strong>Won</strong> matches won" in text
 
 
 def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
