@@ -221,7 +221,14 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
         if named_after_players:
             side.name = pair_name([p.name for p in side.players])
     for first, second in batched(sides, 2, strict=True):  # every match has two sides
-        _named_apart([first.name, second.name])
+        if name_key(first.name) == name_key(second.name):
+            raise ServiceError(
+                _(
+                    "Both sides of a match would then be called “%(name)s”, and its sheet could "
+                    "not tell them apart."
+                )
+                % {"name": second.name}
+            )
     Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
     Match.objects.filter(pk__in=matches).update(revision=F("revision") + 1)
     forget_state(matches)

@@ -405,7 +405,7 @@ def test_a_rename_that_would_give_both_sides_one_name_is_refused(client, own_tab
     hugo = Player.objects.get(table=table, name="Hugo")
     rename = reverse("rename_player", args=[table.viewer_token, hugo.pk])
     html = client.post(rename, {"name": "Zorro"}, **EN).content.decode()
-    assert "Both sides are called “Zorro”: give one of them another name." in html
+    assert "Both sides of a match would then be called “Zorro”, and its sheet could" in html
     assert Player.objects.get(pk=hugo.pk).name == "Hugo"
     sides = Match.objects.get(table=table).sides.order_by("position")
     assert list(sides.values_list("name", flat=True)) == ["Hugo", "Zorro"]  # nothing written
