@@ -32,7 +32,7 @@ def test_export_table_writes_csv_to_standard_output():
     table = build_evening()
     out, _ = run("export_table", str(table.pk), "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0][:3] == ["Match", "Date", "Deal"]
+    assert rows[0][:4] == ["Match", "Date", "Line", "Deal"]
     assert len(rows) == 1 + 6
 
 
