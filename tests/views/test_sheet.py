@@ -295,7 +295,11 @@ def test_the_edit_page_of_a_closed_match_says_so_before_anything_is_typed(
     if close is services.end_match:
         services.record_deal(match=match, number=2, entry=worked.entry())
     close(match=match)
-    assert message in scorer.get(url, **EN).text
+    html = scorer.get(url, **EN).text
+    assert message in html
+    # Nothing can be saved: the deal is shown, not offered for typing; the sheet has Reopen.
+    assert "Save changes" not in html and '<fieldset class="bare" disabled>' in html
+    assert 'class="button primary block" href="/t/' in html
 
 
 def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sheet_url, worked):
