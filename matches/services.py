@@ -357,13 +357,14 @@ def _lock(match: Match) -> Match:
     return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
 
-def _touch(match: Match, totals: tuple[int, int] | None = None, **fields) -> None:
-    """Save `fields` (and the totals the rules scored) and bump the revision.
+def _touch(match: Match, scored: rules.Outcome | None = None, **fields) -> None:
+    """Save `fields` (and the totals the rules `scored`, and whether they decide the match)
+    and bump the revision.
 
     The revision is the sheet's ETag: every phone's next poll sees the change.
     """
-    if totals is not None:
-        fields.update(total_0=totals[0], total_1=totals[1])
+    if scored is not None:
+        fields.update(total_0=scored.totals[0], total_1=scored.totals[1], decided=scored.decided)
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
     forget_state([match.pk])
     # The row is locked (see _lock): nobody else changed the revision since it was read.
@@ -443,7 +444,7 @@ def record_deal(
         **_deal_fields(entry, scored.points),
     )
     _log(match, action, by, deal_number=number, new=deal.values())
-    _touch(match, totals=outcome.totals)
+    _touch(match, scored=outcome)
     return Recorded(deal, created=True, match=match, outcome=outcome)
 
 
@@ -522,7 +523,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     Deal.objects.filter(pk=current.pk).update(version=F("version") + 1)
     current.version += 1
     _log(match, Action.DEAL_EDITED, by, deal_number=current.number, old=old, new=current.values())
-    _touch(match, totals=result.totals)
+    _touch(match, scored=result)
     return current
 
 
@@ -576,7 +577,7 @@ def delete_last_deal(*, match: Match, number: int, by: str = "") -> Change:
     logged = _log(match, Action.DEAL_DELETED, by, deal_number=number, old=last.values())
     last.delete()
     deals = _deals(match)
-    _touch(match, totals=match.outcome(deals).totals)
+    _touch(match, scored=match.outcome(deals))
     return logged
 
 
@@ -699,7 +700,7 @@ def change_settings(
     if new != old:
         _touch(
             match,
-            totals=result.totals,
+            scored=result,
             line=line,
             tie_rule=tie_rule,
             claims_allowed=claims_allowed,
@@ -743,6 +744,7 @@ def _write_import(valid: exports.TableImport) -> Table:
             finished_at=imported.finished_at,
             total_0=imported.outcome.totals[0],
             total_1=imported.outcome.totals[1],
+            decided=imported.outcome.decided,
         )
         for imported in valid.matches
     )

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Case, Count, Max, Q, Sum, When
 
 from matches.forms import ZWJ
 from matches.models import Change, DealKind, Match, Side, Status, Table, pair_name, sort_key
@@ -80,25 +80,30 @@ def cached_table_stats(table: Table) -> dict:
     reopened again leaves the key as it was) are shown but not kept: they may belong to
     neither state.
     """
-    key = _state_key(table)
+    key, waiting = _state(table)
     stats = cache.get(key)
     if stats is None:
         last_change = _last_change(table)
         stats = table_stats(table)
-        if _state_key(table) == key and _last_change(table) == last_change:
+        if _state(table)[0] == key and _last_change(table) == last_change:
             cache.set(key, stats, timeout=24 * 3600)
-    return stats
+    return {**stats, "waiting": waiting}
 
 
 def _last_change(table: Table) -> int | None:
     return Change.objects.filter(match__table=table).aggregate(last=Max("pk"))["last"]
 
 
-def _state_key(table: Table) -> str:
-    state = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
-    pairs = state.values_list("pk", "revision")
-    digest = hashlib.blake2s(repr(list(pairs)).encode(), digest_size=12).hexdigest()
-    return f"stats:{table.pk}:{digest}"
+def _state(table: Table) -> tuple[str, int]:
+    """The stats' cache key, and how many matches the rules decide that nobody ended (they
+    count in no stats until then): one query."""
+    counted = Q(status=Status.FINISHED)
+    rows = Match.objects.filter(counted | Q(status=Status.IN_PROGRESS, decided=True), table=table)
+    rows = rows.annotate(ended=Case(When(counted, then=True), default=False))
+    state = list(rows.order_by("pk").values_list("pk", "revision", "ended"))
+    pairs = [(pk, revision) for pk, revision, ended in state if ended]
+    digest = hashlib.blake2s(repr(pairs).encode(), digest_size=12).hexdigest()
+    return f"stats:{table.pk}:{digest}", len(state) - len(pairs)
 
 
 def table_stats(table: Table) -> dict:

@@ -400,3 +400,27 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
     assert caught.value.codes == ["card_points_sweep"]
     with pytest.raises(rules.DealInvalid):
         services.edit_deal(deal=match.deals.get(number=1), version=2, entry=entry(11, 0))
+
+
+def test_a_match_keeps_whether_its_deals_decide_it_and_a_migration_scores_old_ones():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    decided, open_match, ended = MatchFactory(), MatchFactory(), MatchFactory()
+    for match in (decided, ended):
+        for number in (1, 2):
+            services.record_deal(match=match, number=number, entry=WORKED)
+    services.record_deal(match=open_match, number=1, entry=WORKED)
+    services.end_match(match=ended)
+    kept = lambda: list(  # noqa: E731
+        Match.objects.order_by("pk").values_list("decided", flat=True)
+    )
+    assert kept() == [True, False, True]
+    services.delete_last_deal(match=decided, number=2)  # undecided again
+    assert kept() == [False, False, True]
+    services.record_deal(match=decided, number=2, entry=WORKED, idempotency_key="again")
+    # Stored before the field: scored once by the migration.
+    Match.objects.update(decided=False)
+    import_module("matches.migrations.0009_match_decided").score_stored(apps, None)
+    assert kept() == [True, False, True]

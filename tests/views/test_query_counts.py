@@ -121,6 +121,22 @@ def test_a_match_stopped_undecided_counts_in_no_stats(joined):
     assert "2 finished matches." in html.content.decode()
 
 
+def test_a_match_decided_but_never_ended_is_pointed_out_where_it_is_missed(joined):
+    table = TableFactory()
+    play(table, deals=2)  # ended
+    forgotten = play(table, deals=2, finish=False)
+    sweep = rules.DealEntry(card_points=(11, 0), declared_points=(0, 0), kind="cappotto", side=0)
+    services.record_deal(match=forgotten, number=3, entry=sweep)  # decided; End never tapped
+    phone, en = joined(table), {"HTTP_ACCEPT_LANGUAGE": "en"}
+    stats = phone.get(reverse("stats", args=[table.viewer_token]), **en).text
+    assert "1 finished match." in stats
+    assert "A match is decided but was never ended: it counts here once someone taps" in stats
+    assert "decided, not ended yet" in phone.get(reverse("table", args=[table.viewer_token])).text
+    services.end_match(match=forgotten)
+    stats = phone.get(reverse("stats", args=[table.viewer_token]), **en).text
+    assert "2 finished matches." in stats and "never ended" not in stats
+
+
 def test_the_table_lists_matches_under_way_first_then_the_rest_newest_first(joined):
     from datetime import timedelta
 
