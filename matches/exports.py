@@ -44,6 +44,7 @@ from matches.models import (
     TieRule,
     name_key,
     pair_name,
+    side_name,
 )
 from matches.sheet import seat_names
 
@@ -658,7 +659,7 @@ def _sides(raw: list, where: str, players: dict[str, str]) -> tuple[list[str], l
     seated: list[list[str]] = []
     for position, side in enumerate(raw):
         at = gettext("%(where)s, side %(side)s") % {"where": where, "side": position + 1}
-        names.append(_name(_get(side, "name", at, str), at, SIDE_NAME_MAX))
+        typed = _name(_get(side, "name", at, str), at, SIDE_NAME_MAX)
         side_players = _get(side, "players", at, list)
         if len(side_players) not in (1, 2) or not all(isinstance(p, str) for p in side_players):
             raise _fail("%(where)s: a side has one or two players, by name.", where=at)
@@ -668,6 +669,7 @@ def _sides(raw: list, where: str, players: dict[str, str]) -> tuple[list[str], l
             if name_key(name) not in players:
                 raise _fail("%(where)s: %(name)s is not in the players list.", where=at, name=name)
             seated[-1].append(players[name_key(name)])
+        names.append(side_name(typed, seated[-1]))  # spelled as the players, if theirs
     if len(seated[0]) != len(seated[1]):
         raise _fail("%(where)s: both sides need the same number of players.", where=where)
     if name_key(names[0]) == name_key(names[1]):

@@ -288,6 +288,14 @@ def pair_name(names: Sequence[str]) -> str:
     return " & ".join(name.strip() for name in names)
 
 
+def side_name(typed: str, players: Sequence[str]) -> str:
+    """The name a side goes by: the one the table typed, unless it typed none, or only its
+    players' names spelled otherwise ("alice & CARLA"); then its players' names as the table
+    knows them ("Alice & Carla"), which follow a rename."""
+    paired, typed = pair_name(players), typed.strip()
+    return paired if name_key(typed) in ("", name_key(paired)) else typed
+
+
 class Side(models.Model):
     """One of a match's two sides, in seat order: position 0 holds seats 0 and 2, 1 holds 1, 3."""
 

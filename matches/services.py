@@ -28,6 +28,7 @@ from matches.models import (
     name_key,
     new_token,
     pair_name,
+    side_name,
 )
 from matches.sheet import forget_state
 
@@ -284,10 +285,8 @@ def start_match(
     if len(set(names)) != len(names):
         raise ServiceError(_("A player can sit only once at a match."))
     seated = [[_player_named(table, name) for name in side] for side in players]
-    # Named after its players as the table knows them ("Niccolò", even when typed "niccolo"):
-    # so a rename reaches the side's name too.
     named = [
-        (typed or "").strip() or pair_name([player.name for player in side])
+        side_name(typed or "", [player.name for player in side])
         for typed, side in zip(side_names, seated, strict=True)
     ]
     _named_apart(named)

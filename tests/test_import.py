@@ -427,6 +427,15 @@ def test_an_invalid_import_is_refused_in_words_with_nothing_written(case):
 
 
 @pytest.mark.django_db
+def test_a_side_named_after_its_players_spelled_otherwise_takes_their_spelling():
+    # As an export from before sides were spelled as their players may hold.
+    doc = change("matches.0.sides.0.name", "alice & CARLA")(document())
+    table = services.import_table(document=doc)
+    first = table.matches.order_by("started_at").first()
+    assert first.sides.get(position=0).name == "Alice & Carla"
+
+
+@pytest.mark.django_db
 def test_a_table_or_a_match_larger_than_the_app_holds_is_refused_in_words(monkeypatch):
     monkeypatch.setattr(exports, "TABLE_PLAYERS_MAX", 3)
     assert refused(document()) == ["The file lists 4 players; a table holds at most 3."]

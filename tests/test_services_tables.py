@@ -64,6 +64,13 @@ def test_a_match_seats_new_and_known_players_and_names_sides():
     assert sides[0].first_player.name == "Alice"
     services.rename_player(player=sides[0].first_player, name="Alicia")
     assert match.sides.get(position=0).name == "Alicia & Carla"
+    # A side name typed that is only its players' names spelled otherwise is theirs too.
+    again = services.start_match(
+        table=table,
+        players=[["Alicia", "Carla"], ["Beppe", "Dino"]],
+        side_names=["ALICIA & carla", ""],
+    )
+    assert again.sides.get(position=0).name == "Alicia & Carla"
 
 
 def test_tressette_in_due_has_one_player_a_side():
