@@ -141,6 +141,10 @@ class DealKind(models.TextChoices):
     CLAIM = rules.DealKind.CLAIM, _("Claim")
 
 
+class NotRestorable(Exception):
+    """A deleted deal cannot be put back; the message says why, in words."""
+
+
 class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
@@ -237,15 +241,52 @@ class Match(models.Model):
             return _("This match is finished. Reopen it to change it.")
         return None
 
-    def restorable_deletion(self) -> "int | None":
-        """The log entry (its id) of the deleted deal Restore would put back: the latest
-        deletion of the deal that would be next, while the match is played. Else None."""
-        if self.is_finished:
-            return None
-        deletions = self.changes.filter(
-            action=Action.DEAL_DELETED, deal_number=self.deals.count() + 1
+    def deletion_to_restore(self, number: int) -> "Change":
+        """The log entry of deal `number`'s deletion, while Restore may put the deal back:
+        the match is played, the deal would be the next one, nothing was entered or edited
+        since it was deleted (it would stand on other deals than it did), and the log keeps
+        enough of it (an imported log may keep its points only). Else NotRestorable, saying
+        why in words."""
+        if (why := self.why_closed) is not None:
+            raise NotRestorable(why)
+        # The latest deletion logged, by id: an imported log's times may say anything.
+        deleted = (
+            self.changes.filter(action=Action.DEAL_DELETED, deal_number=number)
+            .order_by("-id")
+            .first()
         )
-        return deletions.order_by("-id").values_list("pk", flat=True).first()
+        if deleted is None:
+            raise NotRestorable(
+                _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
+            )
+        if number != self.deals.count() + 1:
+            raise NotRestorable(
+                _("Deal %(number)s can be restored only while it would be the next deal.")
+                % {"number": number}
+            )
+        since = self.changes.filter(
+            pk__gt=deleted.pk, action__in=(Action.DEAL_RECORDED, Action.DEAL_EDITED)
+        )
+        if since.exists():
+            raise NotRestorable(
+                _("Deal %(number)s can no longer be restored: deals were entered or edited since.")
+                % {"number": number}
+            )
+        try:
+            Deal.entry_from_values(deleted.old)
+        except (KeyError, TypeError, ValueError):
+            raise NotRestorable(
+                _("The history does not keep enough of deal %(number)s to restore it.")
+                % {"number": number}
+            ) from None
+        return deleted
+
+    def restorable_deletion(self) -> "Change | None":
+        """The deletion Restore would undo now (of the deal that would be next), or None."""
+        try:
+            return self.deletion_to_restore(self.deals.count() + 1)
+        except NotRestorable:
+            return None
 
     def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
         sides = sides if sides is not None else list(self.sides.all())

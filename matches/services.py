@@ -20,6 +20,7 @@ from matches.models import (
     Change,
     Deal,
     Match,
+    NotRestorable,
     Player,
     Side,
     Status,
@@ -449,40 +450,25 @@ def record_deal(
 
 @atomic
 def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
-    """Put back deal `number`, deleted a moment ago, as the change log kept it.
-
-    Only while it would still be the next deal: once another deal took its place, or deals
-    before it are gone, it is refused in words (and the log still keeps it).
+    """Put back deal `number`, deleted a moment ago, as the change log kept it, while
+    Match.deletion_to_restore allows; else refused in words (the log still keeps it). A
+    second tap (this phone's or another's) changes nothing.
     """
-    # The latest deletion logged, by id: an imported log's times may say anything.
-    deleted = (
-        match.changes.filter(action=Action.DEAL_DELETED, deal_number=number).order_by("-id").first()
-    )
-    if deleted is None or number < 1:
-        raise ServiceError(
-            _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
-        )
-    try:
-        entry = Deal.entry_from_values(deleted.old)
-    except (KeyError, TypeError, ValueError):
-        # An imported log may keep less of a deal than this app writes (its points only).
-        raise ServiceError(
-            _("The history does not keep enough of deal %(number)s to restore it.")
-            % {"number": number}
-        ) from None
-    try:
-        return record_deal(
-            match=match, number=number, entry=entry, by=by, action=Action.DEAL_RESTORED
-        )
-    except DealConflict:
+    match = _lock(match)
+    existing = match.deals.filter(number=number).first()
+    if existing is not None:
+        last = match.changes.filter(deal_number=number).order_by("-id").first()
+        if last is not None and last.action == Action.DEAL_RESTORED:
+            return Recorded(existing, created=False)
         raise ServiceError(
             _("Deal %(number)s is on the sheet already: nothing to restore.") % {"number": number}
-        ) from None
-    except StaleChange:
-        raise ServiceError(
-            _("Deal %(number)s can be restored only while it would be the next deal.")
-            % {"number": number}
-        ) from None
+        )
+    try:
+        deleted = match.deletion_to_restore(number)
+    except NotRestorable as why:
+        raise ServiceError(str(why)) from None
+    entry = Deal.entry_from_values(deleted.old)
+    return record_deal(match=match, number=number, entry=entry, by=by, action=Action.DEAL_RESTORED)
 
 
 def _deal_fields(entry: rules.DealEntry, points: tuple[int, int]) -> dict:

@@ -545,6 +545,10 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         if former:
             notice["link_changed"] = True
         sheet = _sheet(request, token, match_id, scorer)
+        if "deleted" in notice:  # said with Restore: only while it can be restored
+            deleted = sheet.match.restorable_deletion()
+            if deleted is None or deleted.deal_number != notice["deleted"]:
+                del notice["deleted"]
         return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:
         page = sheet_page(

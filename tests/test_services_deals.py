@@ -360,6 +360,7 @@ def test_a_deal_the_log_keeps_too_little_of_is_not_restored(old):
     with pytest.raises(services.ServiceError, match="does not keep enough of deal 1"):
         services.restore_deal(match=match, number=1)
     assert not Deal.objects.exists()
+    assert match.restorable_deletion() is None  # so the history offers no Restore
 
 
 def test_restore_takes_the_latest_deletion_whatever_its_logged_time():
@@ -372,8 +373,28 @@ def test_restore_takes_the_latest_deletion_whatever_its_logged_time():
     services.delete_last_deal(match=match, number=1)
     services.restore_deal(match=match, number=1)
     assert Deal.objects.get().card_points == (9, 2)
-    with pytest.raises(services.ServiceError, match="Deal 1 is on the sheet already"):
-        services.restore_deal(match=match, number=1)
+    again = services.restore_deal(match=match, number=1)  # a second tap: nothing more
+    assert not again.created and Deal.objects.get() == again.deal
+    assert match.changes.filter(action="deal_restored").count() == 1
+
+
+def test_a_deleted_deal_is_not_restored_once_deals_were_entered_or_edited_since():
+    """It would stand on other deals than it did: delete 3, delete 2, enter another 2."""
+    match = MatchFactory(line=41)
+    for number in (1, 2, 3):
+        services.record_deal(match=match, number=number, entry=entry(6, 5))
+    services.delete_last_deal(match=match, number=3)
+    services.delete_last_deal(match=match, number=2)
+    services.restore_deal(match=match, number=2)  # putting back in turn is fine
+    assert match.restorable_deletion().deal_number == 3
+    services.delete_last_deal(match=match, number=2)
+    services.record_deal(match=match, number=2, entry=entry(9, 2))
+    assert match.restorable_deletion() is None
+    with pytest.raises(services.ServiceError, match="no longer be restored: deals were entered"):
+        services.restore_deal(match=match, number=3)
+    services.edit_deal(deal=match.deals.get(number=2), version=1, entry=entry(5, 6))
+    with pytest.raises(services.ServiceError, match="Deal 2 is on the sheet already"):
+        services.restore_deal(match=match, number=2)  # an edit since: not a second tap
 
 
 def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():

@@ -652,6 +652,7 @@ def test_without_javascript_a_deletion_and_a_restore_are_said_once_with_their_un
     # deal that would not be the next one.
     assert "Deal 1 deleted." not in Client().get(sheet_url + "?deleted=1", **EN).text
     assert "deleted." not in scorer.get(sheet_url + "?deleted=3", **EN).text
+    assert "deleted." not in scorer.get(sheet_url + "?deleted=2", **EN).text  # none was
 
 
 def test_the_history_offers_to_restore_the_deal_deleted_last_while_it_would_be_next(
