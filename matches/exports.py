@@ -25,7 +25,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from matches import rules
-from matches.forms import clean_name, unseen_or_unknown
+from matches.forms import clean_name, hides_something
 from matches.models import (
     MATCH_DEALS_MAX,
     NAME_MAX,
@@ -917,7 +917,7 @@ def _values(detail: dict, field: str, where: str) -> dict | None:
 
 def _plain(value: object) -> bool:
     if isinstance(value, str):
-        return not any(map(unseen_or_unknown, value))  # as in a name: nothing hidden
+        return not hides_something(value)  # as in a name
     if isinstance(value, float):
         return math.isfinite(value)
     return value is None or isinstance(value, int)

@@ -1,5 +1,6 @@
 """Parse and validate what people type. Every scoring rule is asked of `matches.rules`."""
 
+import re
 import unicodedata
 
 from django import forms
@@ -80,12 +81,19 @@ class FormWideErrors:
 
 
 EMOJI_BLOCKS = (0x1F000, 0x1FAFF)  # Mahjong tiles to Symbols and Pictographs Extended-A
+# The flags of England, Scotland and Wales: a black flag, tag letters, a cancel tag.
+_TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 
 
-def unseen_or_unknown(char: str) -> bool:
-    """A control, format or private character, or one Unicode has not assigned (a name could
-    hide it: "Alice" and "Alice" + U+2065 look alike). Emoji newer than this Python's Unicode
-    are unassigned to it, but come from the emoji blocks: those are let in."""
+def hides_something(text: str) -> bool:
+    """Does `text` hold a control, format or private character, or one Unicode has not
+    assigned? A name could hide it: "Alice" and "Alice" + U+2065 look alike. The zero-width
+    joiner is let in (emoji such as 👩‍🍳 need it), and so are the tags of a flag and emoji
+    newer than this Python's Unicode (unassigned to it, but from the emoji blocks)."""
+    return any(map(_unseen_or_unknown, _TAG_FLAG.sub("", text)))
+
+
+def _unseen_or_unknown(char: str) -> bool:
     category = unicodedata.category(char)
     if category == "Cn":
         return not EMOJI_BLOCKS[0] <= ord(char) <= EMOJI_BLOCKS[1]
@@ -95,9 +103,8 @@ def unseen_or_unknown(char: str) -> bool:
 def clean_name(value: str, *, max_length: int) -> str:
     """A name as people type it: trimmed, one space between words, no control characters."""
     value = " ".join(unicodedata.normalize("NFC", value or "").split())
-    # The zero-width joiner is the one invisible character allowed: emoji such as 👩‍🍳 need it.
     # U+FFFD stands where a browser sent bytes that were not UTF-8: what was meant is lost.
-    if "\ufffd" in value or any(map(unseen_or_unknown, value)):
+    if "\ufffd" in value or hides_something(value):
         raise ValidationError(_("Use letters, numbers and punctuation only."), code="control")
     if not name_key(value):
         return ""  # nothing one can see: no name

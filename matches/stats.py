@@ -152,23 +152,34 @@ def _label(name: str, most: int = 16) -> str:
     >>> _label("Maria Antonietta Esposito")
     'Maria Antoniett…'
     >>> _label("Tressette club 👩\u200d🍳")
-    'Tressette club …'
+    'Tressette club…'
     """
     if len(name) <= most:
         return name
     end = most - 1
-    while end > 0 and (_joins_on(name[end]) or name[end - 1] == ZWJ):
+    while end > 0 and (_joins_on(name[end]) or name[end - 1] == ZWJ or _splits_flag(name, end)):
         end -= 1
-    return name[:end] + "…"
+    return name[:end].rstrip() + "…"
 
 
 def _joins_on(char: str) -> bool:
-    """Part of the character before it: a mark, a joiner, an emoji's skin tone."""
+    """Part of the character before it: a mark, a joiner, an emoji's skin tone, a tag (the
+    flags of England, Scotland and Wales are a black flag and tags)."""
     return (
         char == ZWJ
         or unicodedata.category(char) in {"Mn", "Mc", "Me"}
-        or (0x1F3FB <= ord(char) <= 0x1F3FF)
+        or 0x1F3FB <= ord(char) <= 0x1F3FF
+        or 0xE0020 <= ord(char) <= 0xE007F
     )
+
+
+def _splits_flag(name: str, end: int) -> bool:
+    """Would a cut at `end` part the two letters of a country's flag (🇮🇹)? They come in
+    pairs: an odd number of them just before the cut means it would."""
+    letters = 0
+    while end - letters > 0 and 0x1F1E6 <= ord(name[end - letters - 1]) <= 0x1F1FF:
+        letters += 1
+    return letters % 2 == 1
 
 
 def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:

@@ -37,4 +37,7 @@ def test_a_long_name_beside_its_bar_is_cut_between_characters_one_sees():
     # Never a thumb without its skin tone, nor an e without its accent (e + U+0301).
     assert stats._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
     assert stats._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
+    # Nor half a flag: 🇮🇹 is two letters, cut before both.
+    assert stats._label("abcdefghijklmn🇮🇹x") == "abcdefghijklmn…"
+    assert stats._label("abcdefghijklm🇮🇹🇫🇷x") == "abcdefghijklm🇮🇹…"
     assert stats._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole

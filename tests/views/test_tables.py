@@ -213,6 +213,11 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     # An emoji newer than this Python's Unicode (U+1FAE9, of 2024) is a name all the same.
     scorer.post(add, {"name": "Dino \U0001fae9"}, **EN)
     assert table.players.filter(name="Dino \U0001fae9").exists()
+    # Scotland's flag is a black flag and tag letters: a name too. A tag alone hides.
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    scorer.post(add, {"name": f"Ewan {scotland}"}, **EN)
+    assert table.players.filter(name=f"Ewan {scotland}").exists()
+    assert "Use letters, numbers" in scorer.post(add, {"name": "Ewa\U000e0067n"}, **EN).text
     # Bytes that were not UTF-8 arrive as U+FFFD: refused, not stored as "Bepp�".
     body = b"name=Bepp%E9"  # Latin-1, from an old browser or a script
     response = scorer.generic(
