@@ -1,7 +1,9 @@
 """Answers that would otherwise have no words, a header every answer carries, and HEAD."""
 
+import codecs
+
 from django.core.exceptions import BadRequest
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, UnreadablePostError
 from django.template.loader import render_to_string
 
 
@@ -21,21 +23,32 @@ def method_not_allowed_page(get_response):
 
 
 def unreadable_form_refused(get_response):
-    """A form sent as anything but UTF-8 is refused in words (400), before the CSRF check.
+    """A form that cannot be read is refused in words (400), before the CSRF check: one sent
+    in another encoding than UTF-8, or cut off (a phone that lost its connection mid-send).
 
-    Django refuses it too, but leaves its body to be read again, and the CSRF check that its
-    own error pages run reads it and fails the same way: the answer was a bare 500.
+    Django refuses the first too, but leaves its body to be read again, and the CSRF check
+    that its own error pages run reads it and fails the same way: the answer was a bare 500.
+    UTF-8 by another of its names ("utf8", "UTF_8") is read as UTF-8.
     """
 
     def middleware(request):
         if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
+            if _names_utf8(request.content_params.get("charset", "")):
+                request.encoding = "utf-8"
             try:
                 request.POST  # noqa: B018 (read here, where a refusal can still be answered)
-            except BadRequest:
+            except (BadRequest, UnreadablePostError):
                 return HttpResponseBadRequest(render_to_string("400.html", request=request))
         return get_response(request)
 
     return middleware
+
+
+def _names_utf8(charset: str) -> bool:
+    try:
+        return codecs.lookup(charset).name == "utf-8"
+    except LookupError:
+        return False
 
 
 # Nothing here uses the camera, the microphone, the location or payments; the sheet keeps

@@ -1,3 +1,4 @@
+import io
 import logging
 from unittest import mock
 
@@ -41,7 +42,7 @@ def test_a_request_that_cannot_be_read_is_answered_in_words(client):
     assert "Nothing was changed. Go back, check what you sent and try again." in response.text
 
 
-@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "UTF_8"])
+@pytest.mark.parametrize("charset", ["latin-1", "utf-16", "cp1252"])
 def test_a_form_sent_in_another_encoding_is_refused_in_words_not_a_500(charset):
     phone = Client(enforce_csrf_checks=True, raise_request_exception=False)
     phone.get("/")
@@ -55,6 +56,49 @@ def test_a_form_sent_in_another_encoding_is_refused_in_words_not_a_500(charset):
     assert response.status_code == 400
     assert "Nothing was changed. Go back, check what you sent and try again." in response.text
     assert not Table.objects.exists()
+
+
+@pytest.mark.parametrize("charset", ["utf8", "UTF_8", "UTF-8"])
+def test_a_form_in_utf8_by_another_of_its_names_is_read(charset):
+    phone = Client(enforce_csrf_checks=True)
+    phone.get("/")
+    response = phone.post(
+        reverse("create_table"),
+        "name=Caffè".encode(),
+        content_type=f"application/x-www-form-urlencoded; charset={charset}",
+        HTTP_X_CSRFTOKEN=phone.cookies["csrftoken"].value,
+    )
+    assert response.status_code == 302
+    assert Table.objects.get().name == "Caffè"
+
+
+def test_a_form_cut_off_mid_send_is_refused_in_words_not_a_500():
+    phone = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    phone.get("/")
+    request = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": reverse("create_table"),
+        "CONTENT_TYPE": "application/x-www-form-urlencoded",
+        "CONTENT_LENGTH": "100",  # announced, never sent: the body ends after 8 bytes
+        "wsgi.input": _CutOff(b"name=Bar"),
+        "HTTP_X_CSRFTOKEN": phone.cookies["csrftoken"].value,
+        "HTTP_ACCEPT_LANGUAGE": "en",
+    }
+    response = phone.request(**request)
+    assert response.status_code == 400
+    assert "Nothing was changed" in response.text
+    assert not Table.objects.exists()
+
+
+class _CutOff(io.BytesIO):
+    """A request body whose sender went away: asked for more than came, it raises, as a WSGI
+    server's input does (gunicorn's NoMoreData is an OSError)."""
+
+    def read(self, size=-1):
+        data = super().read(size)
+        if size is not None and size > len(data):
+            raise OSError("the connection was lost")
+        return data
 
 
 def test_the_500_page_speaks_italian_first_and_english_too(match):
