@@ -170,7 +170,8 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
 
 def _home(request: HttpRequest, *, form=None, import_form=None, status=200) -> HttpResponse:
     ids = [int(pk) for pk in _joined(request)]
-    tables = [t for t in Table.objects.filter(pk__in=ids).order_by("name") if can_score(request, t)]
+    joined = Table.objects.filter(pk__in=ids).order_by("name", "created_at")
+    tables = [table for table in joined if can_score(request, table)]
     context = {
         "tables": tables,
         "form": form or TableForm(initial={"label": request.session.get(LABEL, "")}),

@@ -1,8 +1,10 @@
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import dateformat, timezone
 
 from matches.models import Deal, Table
 
@@ -50,9 +52,12 @@ def test_an_export_imports_as_a_new_table_joined_by_this_phone(client, match, wo
     # Said once, so that nobody takes the copy for the table it came from.
     assert "Imported: this is a new table, with links of its own." in html
     assert 'data-once="imported"' in html
-    # At home the two are told apart by the day each began (the copy: today).
+    # At home the two are told apart by the day each was created (the copy: today), the
+    # original first.
+    Table.objects.filter(pk=match.table.pk).update(created_at=datetime(2025, 3, 9, 12, tzinfo=UTC))
     home = client.get("/", **EN).content.decode()
-    assert home.count(f"since {table.created_at:%b}") == 2
+    copy = dateformat.format(timezone.localtime(table.created_at), "N j, Y")
+    assert home.index("created March 9, 2025") < home.index(f"created {copy}")
 
 
 def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worked):
