@@ -89,6 +89,14 @@ def test_a_broken_rule_is_shown_inline_and_nothing_is_saved(phone):
     assert phone.locator("#id_declared_points_0").get_attribute("aria-describedby") == (
         "id_declared_points_0-error"
     )
+    # The form sent back holds what was typed: the next poll keeps it, error and all, even
+    # one that brings a change (as the first poll after the page opened does).
+    with phone.expect_request(lambda request: "poll=1" in request.url) as poll:
+        pass
+    assert "typing=1" in poll.value.url
+    phone.wait_for_timeout(300)
+    expect(error).to_contain_text("5 is not a declaration total")
+    expect(phone.locator("#id_declared_points_0")).to_have_value("5")
     assert Deal.objects.count() == 0
 
 
