@@ -278,9 +278,10 @@ class Sheet:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
             refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
             notice = {**(notice or {}), "error": refused}
-        if notice and notice.get("resent"):
+        if notice and (notice.get("resent") or notice.get("same")):
             # Those points were meant for the deal already saved, not the next one: they go
-            # to its Edit page, and are not offered again here to be saved twice.
+            # to its Edit page (or are those it holds), and are not offered again here to be
+            # saved twice.
             form = None
         if form is not None and form.is_bound and "number" in form.data:
             # After a conflict or an error the phone keeps what it typed, for the next deal.

@@ -609,7 +609,9 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         except rules.DealInvalid as invalid:
             add_rule_errors(form, invalid)
         except services.DealConflict as conflict:
-            notice = {"conflict": conflict.deal, "resent": conflict.resent}
+            # Both phones entered the same deal: nothing is kept to be saved a second time.
+            same = conflict.deal.entry() == form.cleaned_data["entry"]
+            notice = {"conflict": conflict.deal, "resent": conflict.resent, "same": same}
             return _sheet_response(request, match, form=form, notice=notice)
         except services.ServiceError as refused:
             form.add_error(None, refused.message)

@@ -121,6 +121,26 @@ def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_u
     assert Deal.objects.count() == 1
     assert 'name="number" id="deal-number" value="2"' in html
     assert 'value="5"' in html
+    assert "kept below for the next deal: check it before saving; if it was this same" in html
+
+
+def test_a_second_phone_that_typed_the_very_same_deal_keeps_nothing_to_save_twice(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="phone-a"), **HX)
+    html = scorer.post(deal_url, deal_data(key="phone-b"), **HX).text  # the same points
+    assert "Deal 1 was just entered on another phone." in html
+    assert "The same points as yours: nothing more to do." in html
+    assert 'name="number" id="deal-number" value="2"' in html
+    assert 'id="id_card_points_0" value=""' in html  # a blank form for deal 2
+    assert 'id="typing" value="0"' in html
+    assert Deal.objects.count() == 1
+
+
+def test_a_conflict_on_the_deal_that_decides_the_match_keeps_nothing_for_later(scorer, deal_url):
+    scorer.post(deal_url, deal_data(number=1, key="a-1"), **HX)
+    scorer.post(deal_url, deal_data(number=2, key="a-2"), **HX)  # 22 to 6: decided
+    html = scorer.post(deal_url, deal_data(number=2, a="5", b="6", key="b-2"), **HX).text
+    assert "What you typed was not saved: there is no next deal to enter." in html
+    assert "kept below" not in html
 
 
 def test_the_end_match_button_appears_only_once_decided(scorer, sheet_url, deal_url):
