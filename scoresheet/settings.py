@@ -69,7 +69,7 @@ MIDDLEWARE = [
     "matches.middleware.head_without_body",
     # First after it, so that it compresses what every other middleware adds; it pads each response
     # at random ("Heal The Breach") against BREACH.
-    "django.middleware.gzip.GZipMiddleware",
+    "matches.middleware.GZipButNotImages",
     "django.middleware.security.SecurityMiddleware",
     "matches.middleware.permissions_policy",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -18,11 +18,19 @@
   });
   // A poll that brought a change says the totals in a sentence, for a screen reader; this
   // phone's own saves are said where focus goes instead.
+  // Undo and Restore act on the sheet as it was when they were drawn: once another phone
+  // changed its deals, they go (the deal's pencil and the history remain).
   document.addEventListener("htmx:afterSettle", function (event) {
     if (window.requestOrigin(event).id !== "live" || event.detail.xhr.status !== 200) return;
     var said = document.querySelector("#live [data-announce]");
     var region = document.getElementById("announce");
     if (said && region) region.textContent = said.textContent;
+    var deals = String(document.querySelectorAll("#deal-rows tr").length);
+    document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
+      if (notice.dataset.whileDeals !== deals) {
+        notice.querySelectorAll("form").forEach(function (action) { action.remove(); });
+      }
+    });
   });
 
   function form() { return document.getElementById("deal-form"); }

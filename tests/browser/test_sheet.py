@@ -134,6 +134,26 @@ def test_two_phones_share_a_match(new_phone):
     assert Deal.objects.count() == 3
 
 
+def test_undo_goes_once_another_phone_saved_the_next_deal(new_phone):
+    first = new_phone()
+    create_table_and_match(first)
+    sheet = first.url
+    match = Match.objects.get()
+    second = new_phone()
+    second.goto(f"/join/{match.table.scorer_token}/")
+    second.get_by_role("button", name="Join as a scorer").click()
+    second.goto(sheet)
+    enter_deal(first, 6)
+    saved = first.locator("#saved")
+    expect(saved.get_by_role("button", name="Undo")).to_be_visible()
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+    enter_deal(second, 5)
+    # Deal 1 is no longer the last: its Undo could only be refused now.
+    expect(first.locator("#deal-2")).to_be_visible(timeout=5_000)
+    expect(saved.get_by_role("button", name="Undo")).to_have_count(0)
+    expect(saved).to_contain_text("Deal 1 saved.")
+
+
 def test_a_cappotto_from_behind_wins_the_match(phone):
     create_table_and_match(phone)
     enter_deal(phone, 1, db="7")  # Beppe & Dino 10 + 7 = 17

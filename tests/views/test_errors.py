@@ -3,9 +3,11 @@ import logging
 from unittest import mock
 
 import pytest
+from django.http import HttpResponse
 from django.test import Client
 from django.urls import reverse
 
+from matches.middleware import GZipButNotImages
 from matches.models import Table
 
 pytestmark = pytest.mark.django_db
@@ -130,3 +132,14 @@ def test_an_error_page_names_itself_and_leads_home_with_a_button(client, db):
     html = client.get("/t/nope/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "<title>Not found · Tressette</title>" in html
     assert '<a class="button" href="/">Home</a>' in html
+
+
+def test_answers_are_compressed_but_not_images_that_are_already(rf):
+    def answer(content_type):
+        middleware = GZipButNotImages(lambda request: HttpResponse(b"x" * 500, content_type))
+        return middleware(rf.get("/", HTTP_ACCEPT_ENCODING="gzip"))
+
+    assert answer("text/html")["Content-Encoding"] == "gzip"
+    assert answer("image/svg+xml")["Content-Encoding"] == "gzip"  # text, really
+    icon = answer("image/png")
+    assert not icon.has_header("Content-Encoding") and icon.content == b"x" * 500
