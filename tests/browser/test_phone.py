@@ -63,3 +63,33 @@ def test_in_italian_at_320_px_every_deals_tag_is_read_whole(new_phone, screensho
     assert box["x"] + box["width"] <= cell["x"] + cell["width"]
     assert phone.evaluate("document.documentElement.scrollWidth") <= 320
     screenshot(phone, "tag-it-320")
+
+
+def test_save_stays_in_sight_and_a_zoomed_page_stacks_the_sides(new_phone):
+    from matches import rules, services
+    from tests.factories import TableFactory
+
+    table = TableFactory()
+    match = services.start_match(
+        table=table, players=[["Alessandra", "Carla"], ["Giuseppe", "Dino"]], claims_allowed=True
+    )
+    entry = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
+    services.record_deal(match=match, number=1, entry=entry)
+    sheet = f"/t/{table.viewer_token}/m/{match.pk}/"
+    # A phone of 390 x 844: the form runs below the screen, Save deal does not.
+    phone = new_phone(locale="it-IT", viewport={"width": 390, "height": 844})
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.locator("form:has(#id_label) button[type=submit]").click()
+    phone.goto(sheet)
+    save = phone.get_by_role("button", name="Salva smazzata")
+    form = phone.locator("#deal-form").bounding_box()
+    assert form["y"] + form["height"] > 844  # the form runs on below the screen
+    box = save.bounding_box()
+    assert box["y"] + box["height"] <= 844
+    # The same phone at 200% zoom (195 CSS pixels): each side takes the whole width.
+    phone.set_viewport_size({"width": 195, "height": 422})
+    phone.goto(sheet)
+    for group in (".scoreboard > *", ".sides > *"):
+        first, second = (item.bounding_box() for item in phone.locator(group).all()[:2])
+        assert second["y"] >= first["y"] + first["height"], group
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 195
