@@ -8,6 +8,7 @@ UV := python3 -m uv
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+HOST ?= 127.0.0.1
 
 .PHONY: install run serve test format messages bench clean
 
@@ -21,7 +22,7 @@ install: $(VENV)/.synced
 run: install
 	mkdir -p var
 	DJANGO_DEBUG=1 $(PY) manage.py migrate --no-input
-	DJANGO_DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	DJANGO_DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
 serve: install
 	DJANGO_DEBUG=$${DJANGO_DEBUG:-0} bin/entrypoint
