@@ -480,6 +480,8 @@ def test_a_shared_sheet_page_still_carries_each_phones_own_tokens(scorer, match,
         assert len(token) == 64
     viewer = Client().get(sheet_url, **EN).content.decode()
     assert 'id="deal-form"' not in viewer  # the view-only page is drawn apart
+    assert "You are watching: this link shows everything and changes nothing." in viewer
+    assert "You are watching" not in pages[0].content.decode()
 
 
 def test_a_name_like_a_stand_in_is_shown_as_typed(client):
@@ -749,7 +751,7 @@ def test_a_sweepers_points_are_said_to_reach_the_line_not_summed(scorer, match, 
     history = scorer.get(sheet_url + "history", **EN).content.decode()
     assert (
         'Alice &amp; Carla <span class="nowrap">0 + 0 = 0</span> · '
-        'Beppe &amp; Dino <span class="nowrap">11 + 0 → 16</span> (cappotto)'
+        'Beppe &amp; Dino <span class="nowrap">11 + 0 → 16</span> (cappotto, to the line)'
     ) in history
 
 
