@@ -214,7 +214,7 @@ def create_table(request: HttpRequest) -> HttpResponse:
         return _home(request, form=form, status=429)
     table = services.create_table(name=form.cleaned_data["name"])
     _join(request, table, form.cleaned_data["label"])
-    return _done(request, reverse("table", args=[table.viewer_token]))
+    return _done(request, reverse("table", args=[table.viewer_token]) + "?created=1")
 
 
 @table_page
@@ -257,6 +257,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "rotated": request.GET.get("rotated"),
         "player_gone": request.GET.get("gone") == "player",
         "imported": request.GET.get("imported") == "1",
+        "created": request.GET.get("created") == "1",
         **history(table, request.GET),
     }
     # What was just done to a player (?added=4), said over the list: (what, player).

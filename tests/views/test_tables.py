@@ -12,10 +12,13 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 def test_creating_a_table_joins_this_phone_and_lists_it_at_home(client):
     response = client.post(reverse("create_table"), {"name": "Bar Sport"}, **EN)
     table = Table.objects.get()
-    assert response["Location"] == reverse("table", args=[table.viewer_token])
+    assert response["Location"] == reverse("table", args=[table.viewer_token]) + "?created=1"
     assert "Bar Sport" in client.get("/", **EN).content.decode()
     page = client.get(response["Location"], **EN).content.decode()
     assert "Scorer link" in page and "<svg" in page
+    # Said once, with the way to what comes next: sharing the table.
+    assert "Table created. Share it with the others at the table" in page
+    assert 'data-once="created"' in page and '<a href="#share">' in page
 
 
 @pytest.mark.parametrize(
@@ -295,11 +298,11 @@ def test_a_new_scorer_link_is_asked_for_twice_and_said_after(scorer, table):
 
 
 def test_the_phone_that_makes_a_table_may_name_itself_for_the_history(client):
-    response = client.post(reverse("create_table"), {"name": "Bar Sport", "label": "Marco"})
+    client.post(reverse("create_table"), {"name": "Bar Sport", "label": "Marco"})
     table = Table.objects.get()
     data = {"players_per_side": "1", "player_0": "Alice", "player_1": "Beppe"}
     data.update(line="21", tie_rule="higher_total", first_dealer="0")
-    client.post(response["Location"] + "matches/new", data)
+    client.post(reverse("new_match", args=[table.viewer_token]), data)
     assert table.matches.get().changes.get().by == "Marco"
     # The next table's form offers the same name.
     assert 'value="Marco"' in client.get("/", **EN).content.decode()
