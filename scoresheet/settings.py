@@ -205,7 +205,7 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            else "scoresheet.storage.StaticFilesWithoutComments"
         )
     },
 }

@@ -37,3 +37,29 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off():
     result = manage("check", **{**PRODUCTION, "DJANGO_SECRET_KEY": ""})
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, tmp_path):
+    """What phones download: our own CSS and JS less their comments, every copy whole (the
+    hashed names the pages use, and their compressed forms)."""
+    import doctest
+    import json
+
+    from django.core.management import call_command
+
+    from scoresheet import storage
+
+    assert doctest.testmod(storage).failed == 0
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "scoresheet.storage.StaticFilesWithoutComments"},
+    }
+    call_command("collectstatic", "--no-input", verbosity=0)
+    hashed = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    for name, marker in (("css/app.css", "/*"), ("js/app.js", "\n  //"), ("js/sheet.js", "\n  //")):
+        source = (ROOT / "static" / name).read_text()
+        served = (tmp_path / hashed[name]).read_text()
+        assert marker in source and marker not in served, name
+        assert len(served) > len(source) / 2 and served == (tmp_path / name).read_text()
+        assert (tmp_path / f"{hashed[name]}.br").stat().st_size > 0
