@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Case, Count, Max, Q, Sum, When
+from django.db.models import Count, Max, Q, Sum
 
 from matches.forms import ZWJ
 from matches.models import Change, DealKind, Match, Side, Status, Table, pair_name, sort_key
@@ -95,15 +95,13 @@ def _last_change(table: Table) -> int | None:
 
 
 def _state(table: Table) -> tuple[str, int]:
-    """The stats' cache key, and how many matches the rules decide that nobody ended (they
-    count in no stats until then): one query."""
-    counted = Q(status=Status.FINISHED)
-    rows = Match.objects.filter(counted | Q(status=Status.IN_PROGRESS, decided=True), table=table)
-    rows = rows.annotate(ended=Case(When(counted, then=True), default=False))
-    state = list(rows.order_by("pk").values_list("pk", "revision", "ended"))
-    pairs = [(pk, revision) for pk, revision, ended in state if ended]
+    """The stats' cache key (the finished matches, each with its revision), and how many
+    matches the rules decide that nobody ended: they count in no stats until then."""
+    finished = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
+    pairs = list(finished.values_list("pk", "revision"))
     digest = hashlib.blake2s(repr(pairs).encode(), digest_size=12).hexdigest()
-    return f"stats:{table.pk}:{digest}", len(state) - len(pairs)
+    waiting = Match.objects.filter(table=table, status=Status.IN_PROGRESS, decided=True)
+    return f"stats:{table.pk}:{digest}", waiting.count()
 
 
 def table_stats(table: Table) -> dict:

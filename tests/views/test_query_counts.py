@@ -90,7 +90,8 @@ def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
     client = joined(table)
     url = reverse("stats", args=[table.viewer_token])
     assert "Alice" in client.get(url).content.decode()
-    assert queries(client, url) == 2  # the table, the state: the rest comes from the cache
+    # The table, the finished matches (the cache key), those waiting for End match: no more.
+    assert queries(client, url) == 3
     services.rename_player(player=Player.objects.get(table=table, name="Alice"), name="Alessia")
     assert "Alessia" in client.get(url).content.decode()
 
