@@ -80,28 +80,27 @@ def cached_table_stats(table: Table) -> dict:
     reopened again leaves the key as it was) are shown but not kept: they may belong to
     neither state.
     """
-    key, waiting = _state(table)
+    key = _state_key(table)
     stats = cache.get(key)
     if stats is None:
         last_change = _last_change(table)
         stats = table_stats(table)
-        if _state(table)[0] == key and _last_change(table) == last_change:
+        if _state_key(table) == key and _last_change(table) == last_change:
             cache.set(key, stats, timeout=24 * 3600)
-    return {**stats, "waiting": waiting}
+    # Matches the rules decide that nobody ended: they count in no stats until then.
+    waiting = Match.objects.filter(table=table, status=Status.IN_PROGRESS, decided=True)
+    return {**stats, "waiting": waiting.count()}
 
 
 def _last_change(table: Table) -> int | None:
     return Change.objects.filter(match__table=table).aggregate(last=Max("pk"))["last"]
 
 
-def _state(table: Table) -> tuple[str, int]:
-    """The stats' cache key (the finished matches, each with its revision), and how many
-    matches the rules decide that nobody ended: they count in no stats until then."""
-    finished = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
-    pairs = list(finished.values_list("pk", "revision"))
-    digest = hashlib.blake2s(repr(pairs).encode(), digest_size=12).hexdigest()
-    waiting = Match.objects.filter(table=table, status=Status.IN_PROGRESS, decided=True)
-    return f"stats:{table.pk}:{digest}", waiting.count()
+def _state_key(table: Table) -> str:
+    state = Match.objects.filter(table=table, status=Status.FINISHED).order_by("pk")
+    pairs = state.values_list("pk", "revision")
+    digest = hashlib.blake2s(repr(list(pairs)).encode(), digest_size=12).hexdigest()
+    return f"stats:{table.pk}:{digest}"
 
 
 def table_stats(table: Table) -> dict:
