@@ -18,8 +18,8 @@
   });
   // A poll that brought a change says the totals in a sentence, for a screen reader; this
   // phone's own saves are said where focus goes instead.
-  // Undo and Restore act on the sheet as it was when they were drawn: once another phone
-  // changed its deals, they go (the deal's pencil and the history remain).
+  // A "saved" or "deleted" notice, with its Undo or Restore, speaks of the sheet as it was:
+  // once another phone changed its deals, it goes (the history keeps what happened).
   document.addEventListener("htmx:afterSettle", function (event) {
     if (window.requestOrigin(event).id !== "live" || event.detail.xhr.status !== 200) return;
     var said = document.querySelector("#live [data-announce]");
@@ -27,9 +27,7 @@
     if (said && region) region.textContent = said.textContent;
     var deals = String(document.querySelectorAll("#deal-rows tr").length);
     document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
-      if (notice.dataset.whileDeals !== deals) {
-        notice.querySelectorAll("form").forEach(function (action) { action.remove(); });
-      }
+      if (notice.dataset.whileDeals !== deals) notice.remove();
     });
   });
 

@@ -56,8 +56,8 @@ def test_an_export_imports_as_a_new_table_joined_by_this_phone(client, match, wo
     # original first.
     Table.objects.filter(pk=match.table.pk).update(created_at=datetime(2025, 3, 9, 12, tzinfo=UTC))
     home = client.get("/", **EN).content.decode()
-    copy = dateformat.format(timezone.localtime(table.created_at), "N j, Y")
-    assert home.index("created March 9, 2025") < home.index(f"created {copy}")
+    copy = dateformat.format(timezone.localtime(table.created_at), "N j, Y, H:i")
+    assert home.index("created March 9, 2025, 13:00") < home.index(f"created {copy}")
 
 
 def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worked):
