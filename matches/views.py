@@ -29,6 +29,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
+from django.utils.http import urlencode
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
@@ -537,13 +538,13 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         # What the phone just did (?saved=4, ?edited=2), or tried to (?gone=3: edit a deal
         # deleted on another phone), said above the sheet. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().
-        notice = {
-            done: int(number)
-            for done in ("saved", "edited", "gone", "deleted", "restored")
-            if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
-        }
-        if "restored" in notice:  # said as a save is, with Undo
-            notice.update(saved=notice.pop("restored"), restored=True)
+        notice = _notice(
+            {
+                done: int(number)
+                for done in SAID
+                if re.fullmatch("[0-9]{1,6}", number := request.GET.get(done, ""))
+            }
+        )
         if former:
             notice["link_changed"] = True
         sheet = _sheet(request, token, match_id, scorer)
@@ -735,12 +736,25 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sides: list[Side]) -> Edi
     return form
 
 
+# What a deal's notice says was just done, as an address can say it (?deleted=4).
+SAID = ("saved", "edited", "gone", "deleted", "restored")
+
+
+def _notice(done: dict) -> dict:
+    """The sheet's notice of what was just done; a deal restored is said as a save is, with
+    Undo."""
+    notice = dict(done)
+    if "restored" in notice:
+        notice.update(saved=notice.pop("restored"), restored=True)
+    return notice
+
+
 def _act(
-    request: HttpRequest, token: str, match_id: int, action, *, done=None, said="", **kwargs
+    request: HttpRequest, token: str, match_id: int, action, *, done=None, **kwargs
 ) -> HttpResponse:
     """Run one match action; a refusal is shown on the sheet in words, and `done` (a notice)
     says what happened when the change is not plain to see. Without HTMX the sheet is
-    loaded again, and `said` (such as "?deleted=4") draws that notice from the address."""
+    loaded again, with what `done` says of a deal in its address (see SAID)."""
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
@@ -749,8 +763,9 @@ def _act(
     except rules.DealInvalid as invalid:
         return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
     if is_htmx(request):
-        return _sheet_response(request, match, notice=done)
-    return redirect(reverse("match", args=[token, match.pk]) + said)
+        return _sheet_response(request, match, notice=_notice(done or {}))
+    said = urlencode({what: number for what, number in (done or {}).items() if what in SAID})
+    return redirect(reverse("match", args=[token, match.pk]) + (f"?{said}" if said else ""))
 
 
 @table_page
@@ -760,19 +775,14 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
         logged = services.delete_last_deal(match=match, number=number, by=by)
         request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
 
-    return _act(
-        request, token, match_id, delete, done={"deleted": number}, said=f"?deleted={number}"
-    )
+    return _act(request, token, match_id, delete, done={"deleted": number})
 
 
 @table_page
 @require_POST
 def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
-    done = {"saved": number, "restored": True}  # with Undo, as after a save
-    said = f"?restored={number}"
-    return _act(
-        request, token, match_id, services.restore_deal, number=number, done=done, said=said
-    )
+    done = {"restored": number}
+    return _act(request, token, match_id, services.restore_deal, number=number, done=done)
 
 
 @table_page
