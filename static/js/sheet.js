@@ -16,10 +16,10 @@
       if (tag) lastEtag = tag;
     }
   });
-  // A poll that brought a change says the totals in a sentence, for a screen reader; this
-  // phone's own saves are said where focus goes instead.
-  // A "saved" or "deleted" notice, with its Undo or Restore, speaks of the sheet as it was:
-  // once another phone changed its deals, it goes (the history keeps what happened).
+  // A poll that brought a change says the totals in a sentence, for a screen reader (this
+  // phone's own saves are said where focus goes instead). A "saved" or "deleted" notice,
+  // with its Undo or Restore, speaks of the sheet as it was: once another phone changed its
+  // deals, it goes (the history keeps what happened).
   document.addEventListener("htmx:afterSettle", function (event) {
     if (window.requestOrigin(event).id !== "live" || event.detail.xhr.status !== 200) return;
     var said = document.querySelector("#live [data-announce]");
