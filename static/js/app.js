@@ -98,6 +98,100 @@
     said = null;
   });
 
+  // What was typed in a form outlives the page being drawn again before it was sent: a change
+  // of language, a reload, a browser that dropped the tab. Kept for this tab only, per page
+  // and form, under the state the form was drawn for (`data-draft`: the deal's number, say):
+  // only a blank form of that same state gets it back. A page reached by a link (Clear, Back
+  // to the sheet) is as the server drew it, and what was kept for it goes. A form the server
+  // sent back (an error) holds what was sent: that becomes the draft. Sending forgets it.
+  function store(action) {
+    try { return action(window.sessionStorage); } catch (error) { return null; } // refused
+  }
+  function draftKey(form) { return "draft:" + window.location.pathname + "#" + form.id; }
+  function draftFields(form) {
+    var kinds = /^(text|number|radio|checkbox|select-one|textarea)$/;
+    return [].filter.call(form.elements, function (field) {
+      return field.name && !field.disabled && kinds.test(field.type);
+    });
+  }
+  function keepDraft(form) {
+    var values = {};
+    draftFields(form).forEach(function (field) {
+      if (field.type === "radio" || field.type === "checkbox") {
+        values[field.name] = values[field.name] || [];
+        if (field.checked) values[field.name].push(field.value);
+      } else {
+        values[field.name] = field.value;
+      }
+    });
+    var kept = JSON.stringify({ state: form.dataset.draft, values: values });
+    store(function (drafts) { drafts.setItem(draftKey(form), kept); });
+  }
+  function forgetDraft(form) {
+    store(function (drafts) { drafts.removeItem(draftKey(form)); });
+  }
+  function restoreDraft(form) {
+    var kept = store(function (drafts) { return JSON.parse(drafts.getItem(draftKey(form))); });
+    if (!kept || kept.state !== form.dataset.draft) {
+      forgetDraft(form);
+      return;
+    }
+    draftFields(form).forEach(function (field) {
+      var value = kept.values[field.name];
+      if (value === undefined) return;
+      if (Array.isArray(value)) field.checked = value.indexOf(field.value) !== -1;
+      else field.value = value;
+    });
+    form.dispatchEvent(new CustomEvent("draft:restored", { bubbles: true }));
+  }
+  // This page drawn again: reloaded, gone back to, or after the language form (see below).
+  function drawnAgain() {
+    var entry = performance.getEntriesByType("navigation")[0];
+    var carried = store(function (drafts) {
+      var path = drafts.getItem("draft:language");
+      drafts.removeItem("draft:language");
+      return path;
+    });
+    return carried === window.location.pathname ||
+      Boolean(entry && (entry.type === "reload" || entry.type === "back_forward"));
+  }
+  function draftsDrawn(root, loaded) {
+    var forms = [].slice.call(root.querySelectorAll("form[data-draft]"));
+    if (root.matches && root.matches("form[data-draft]")) forms.push(root);
+    var again = loaded && forms.length && drawnAgain();
+    forms.forEach(function (form) {
+      if (form.hasAttribute("data-draft-bound")) keepDraft(form);
+      else if (again) restoreDraft(form);
+      else if (loaded) forgetDraft(form);
+    });
+  }
+  function draftForm(event) {
+    return event.target.closest && event.target.closest("form[data-draft]");
+  }
+  function typed(event) {
+    var form = draftForm(event);
+    if (form) keepDraft(form);
+  }
+  document.addEventListener("input", typed);
+  document.addEventListener("change", typed);
+  document.addEventListener("submit", function (event) {
+    var form = draftForm(event);
+    if (form) forgetDraft(form);
+    if (event.target.matches("form.language")) {
+      store(function (drafts) { drafts.setItem("draft:language", window.location.pathname); });
+    }
+  });
+  // Not sent after all (no connection, an error answer): what the form holds is the draft.
+  function notSent(event) {
+    var elt = origin(event);
+    var form = elt && elt.closest && elt.closest("form[data-draft]");
+    if (form && form.isConnected) keepDraft(form);
+  }
+  document.addEventListener("htmx:sendError", notSent);
+  document.addEventListener("htmx:responseError", notSent);
+  document.addEventListener("DOMContentLoaded", function () { draftsDrawn(document, true); });
+  document.addEventListener("htmx:load", function (event) { draftsDrawn(event.detail.elt, false); });
+
   // Copy a share link with one tap.
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-copy]");

@@ -49,6 +49,9 @@
     if (typing) typing.value = "1";
   }
 
+  // What was typed before the page was drawn again is back (app.js): a poll must keep it.
+  document.addEventListener("draft:restored", markTyping);
+
   function kind() {
     var checked = form() && form().querySelector("input[name=kind]:checked");
     return checked ? checked.value : "normal";

@@ -349,6 +349,78 @@ def test_the_seats_keep_their_names_when_the_form_comes_back_with_an_error(phone
     expect(phone.get_by_label("Anna", exact=True)).to_be_checked()
 
 
+def change_language(page, language):
+    page.locator("#language").select_option(language)
+    page.locator("form.language button").click()
+    page.wait_for_load_state("load")
+
+
+def test_what_was_typed_comes_back_after_a_change_of_language(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.locator("#id_card_points_0").fill("7")  # the other side's 4 is filled in
+    phone.locator("#id_declared_points_1").fill("3")
+    change_language(phone, "it")
+    expect(phone.get_by_role("heading", name="Smazzata 2")).to_be_visible()
+    assert phone.locator("#id_card_points_0").input_value() == "7"
+    assert phone.locator("#id_card_points_1").input_value() == "4"
+    assert phone.locator("#id_declared_points_1").input_value() == "3"
+    # Typed in: the polls leave it alone.
+    with phone.expect_request(lambda request: "poll=1" in request.url) as poll:
+        pass
+    assert "typing=1" in poll.value.url
+    phone.get_by_role("button", name="Salva smazzata").click()
+    expect(phone.get_by_role("heading", name="Smazzata 3")).to_be_visible()
+    assert Deal.objects.get(number=2).points == (7, 7)
+    # Sent, it is forgotten: the page drawn again has a blank form for deal 3.
+    change_language(phone, "en")
+    expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
+    assert phone.locator("#id_card_points_0").input_value() == ""
+    assert phone.locator("#id_declared_points_1").input_value() == ""
+
+
+def test_a_draft_of_another_deal_is_not_put_into_this_one(new_phone):
+    first = new_phone()
+    create_table_and_match(first)
+    first.locator("#id_card_points_0").fill("6")
+    match = Match.objects.get()
+    entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
+    services.record_deal(match=match, number=1, entry=entry)
+    first.reload()  # another phone saved deal 1: this form is now deal 2's
+    expect(first.get_by_role("heading", name="Deal 2")).to_be_visible()
+    assert first.locator("#id_card_points_0").input_value() == ""
+
+
+def test_an_edit_left_by_a_link_is_not_offered_again_but_a_reload_keeps_it(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    phone.get_by_role("link", name="Edit deal 1").click()
+    phone.locator("#id_card_points_0").fill("6")
+    phone.reload()
+    expect(phone.locator("#id_card_points_0")).to_have_value("6")
+    phone.get_by_role("link", name="Back to the sheet").click()
+    phone.get_by_role("link", name="Edit deal 1").click()
+    expect(phone.locator("#id_card_points_0")).to_have_value("8")  # as stored, not as left
+    assert phone.locator("#id_card_points_1").input_value() == "3"
+
+
+def test_the_new_match_form_keeps_its_names_through_a_change_of_language(phone):
+    phone.goto("/")
+    phone.get_by_label("Table name").fill("Bar Sport")
+    phone.get_by_role("button", name="Create table").click()
+    phone.get_by_role("link", name="New match").click()
+    for seat, name in enumerate(["Pasquale", "Zoë", "Anna"]):
+        phone.locator(f"#id_player_{seat}").fill(name)
+    phone.get_by_label("Anna", exact=True).check()
+    change_language(phone, "it")
+    expect(phone.get_by_role("heading", name="Nuova partita")).to_be_visible()
+    for seat, name in enumerate(["Pasquale", "Zoë", "Anna", ""]):
+        expect(phone.locator(f"#id_player_{seat}")).to_have_value(name)
+    expect(phone.locator('[data-seat="2"]')).to_have_text("Anna")
+    expect(phone.get_by_label("Anna", exact=True)).to_be_checked()
+
+
 def test_enter_in_the_count_counts_and_saves_nothing(phone):
     """A phone keypad's Go key in the count's last field: it must count, not save."""
     create_table_and_match(phone)
