@@ -132,6 +132,7 @@ def test_a_match_decided_but_never_ended_is_pointed_out_where_it_is_missed(joine
     stats = phone.get(reverse("stats", args=[table.viewer_token]), **en).text
     assert "1 finished match." in stats
     assert "A match is decided but was never ended: it counts here once someone taps" in stats
+    assert f'href="{reverse("table", args=[table.viewer_token])}#matches"' in stats
     assert (
         "decided, not ended yet"
         in phone.get(reverse("table", args=[table.viewer_token]), **en).text
