@@ -101,9 +101,10 @@
   // What was typed in a form outlives the page being drawn again before it was sent: a change
   // of language, a reload, a browser that dropped the tab. Kept for this tab only, per page
   // and form, under the state the form was drawn for (`data-draft`: the deal's number, say):
-  // only a blank form of that same state gets it back. A page reached by a link (Clear, Back
-  // to the sheet) is as the server drew it, and what was kept for it goes. A form the server
-  // sent back (an error) holds what was sent: that becomes the draft. Sending forgets it.
+  // only a blank form of that same state gets it back. A form drawn blank otherwise (a page
+  // reached by a link, a form swapped in after Undo) is as the server drew it, and what was
+  // kept for it goes: the phone saw it go. A form the server sent back (an error) holds what
+  // was sent: that becomes the draft. Sending forgets it.
   function store(action) {
     try { return action(window.sessionStorage); } catch (error) { return null; } // refused
   }
@@ -111,7 +112,8 @@
   function draftFields(form) {
     var kinds = /^(text|number|radio|checkbox|select-one|textarea)$/;
     return [].filter.call(form.elements, function (field) {
-      return field.name && !field.disabled && kinds.test(field.type);
+      // :disabled, not .disabled: a field in a disabled fieldset (a closed match) is shown only.
+      return field.name && !field.matches(":disabled") && kinds.test(field.type);
     });
   }
   function keepDraft(form) {
@@ -141,10 +143,15 @@
       if (value === undefined) return;
       if (Array.isArray(value)) field.checked = value.indexOf(field.value) !== -1;
       else field.value = value;
+      // Back in sight: a folded part ("Count the pile") opens on what it holds.
+      var folded = field.closest("details");
+      var holds = field.type === "checkbox" ? field.checked : field.type !== "radio" && field.value;
+      if (folded && holds) folded.open = true;
     });
     form.dispatchEvent(new CustomEvent("draft:restored", { bubbles: true }));
   }
-  // This page drawn again: reloaded, gone back to, or after the language form (see below).
+  // Is this page drawn again: reloaded, gone back to, or after the language form? Read once
+  // per page, so that the language form's mark never outlives the page it was sent from.
   function drawnAgain() {
     var entry = performance.getEntriesByType("navigation")[0];
     var carried = store(function (drafts) {
@@ -155,28 +162,25 @@
     return carried === window.location.pathname ||
       Boolean(entry && (entry.type === "reload" || entry.type === "back_forward"));
   }
-  function draftsDrawn(root, loaded) {
+  function draftsDrawn(root, again) {
     var forms = [].slice.call(root.querySelectorAll("form[data-draft]"));
     if (root.matches && root.matches("form[data-draft]")) forms.push(root);
-    var again = loaded && forms.length && drawnAgain();
     forms.forEach(function (form) {
       if (form.hasAttribute("data-draft-bound")) keepDraft(form);
       else if (again) restoreDraft(form);
-      else if (loaded) forgetDraft(form);
+      else forgetDraft(form);
     });
   }
-  function draftForm(event) {
-    return event.target.closest && event.target.closest("form[data-draft]");
-  }
+  // Kept once the input's own listeners are done (sheet.js fills in the other side's card
+  // points), so that the draft is the form as the phone shows it.
   function typed(event) {
-    var form = draftForm(event);
-    if (form) keepDraft(form);
+    var form = event.target.closest && event.target.closest("form[data-draft]");
+    if (form) setTimeout(function () { keepDraft(form); }, 0);
   }
   document.addEventListener("input", typed);
   document.addEventListener("change", typed);
   document.addEventListener("submit", function (event) {
-    var form = draftForm(event);
-    if (form) forgetDraft(form);
+    if (event.target.matches("form[data-draft]")) forgetDraft(event.target);
     if (event.target.matches("form.language")) {
       store(function (drafts) { drafts.setItem("draft:language", window.location.pathname); });
     }
@@ -189,8 +193,13 @@
   }
   document.addEventListener("htmx:sendError", notSent);
   document.addEventListener("htmx:responseError", notSent);
-  document.addEventListener("DOMContentLoaded", function () { draftsDrawn(document, true); });
-  document.addEventListener("htmx:load", function (event) { draftsDrawn(event.detail.elt, false); });
+  document.addEventListener("DOMContentLoaded", function () {
+    draftsDrawn(document, drawnAgain());
+  });
+  document.addEventListener("htmx:load", function (event) {
+    // Not htmx's first look at the page (the body), which the page's own load has seen to.
+    if (event.detail.elt !== document.body) draftsDrawn(event.detail.elt, false);
+  });
 
   // Copy a share link with one tap.
   document.addEventListener("click", function (event) {

@@ -359,17 +359,25 @@ def change_language(page, language):
     page.wait_for_load_state("load")
 
 
+def draft_kept(page):
+    page.wait_for_function("Object.keys(sessionStorage).some(k => k.startsWith('draft:'))")
+
+
 def test_what_was_typed_comes_back_after_a_change_of_language(phone):
     create_table_and_match(phone)
     enter_deal(phone, 8, da="3")
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
-    phone.locator("#id_card_points_0").fill("7")  # the other side's 4 is filled in
     phone.locator("#id_declared_points_1").fill("3")
+    phone.locator("#id_card_points_0").fill("6")  # the other side's 5 is filled in
+    phone.locator("#id_card_points_0").fill("7")  # and then 4: kept as the phone shows it
+    draft_kept(phone)
+    phone.reload()
+    expect(phone.locator("#id_card_points_1")).to_have_value("4")
     change_language(phone, "it")
     expect(phone.get_by_role("heading", name="Smazzata 2")).to_be_visible()
-    assert phone.locator("#id_card_points_0").input_value() == "7"
-    assert phone.locator("#id_card_points_1").input_value() == "4"
-    assert phone.locator("#id_declared_points_1").input_value() == "3"
+    expect(phone.locator("#id_card_points_0")).to_have_value("7")
+    expect(phone.locator("#id_card_points_1")).to_have_value("4")
+    expect(phone.locator("#id_declared_points_1")).to_have_value("3")
     # Typed in: the polls leave it alone.
     with phone.expect_request(lambda request: "poll=1" in request.url) as poll:
         pass
@@ -377,23 +385,71 @@ def test_what_was_typed_comes_back_after_a_change_of_language(phone):
     phone.get_by_role("button", name="Salva smazzata").click()
     expect(phone.get_by_role("heading", name="Smazzata 3")).to_be_visible()
     assert Deal.objects.get(number=2).points == (7, 7)
-    # Sent, it is forgotten: the page drawn again has a blank form for deal 3.
+    # Sent, it is forgotten: undone, deal 2's form is blank, and stays blank drawn again.
+    phone.get_by_role("button", name="Annulla").click()
+    expect(phone.get_by_role("heading", name="Smazzata 2")).to_be_visible()
     change_language(phone, "en")
-    expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
-    assert phone.locator("#id_card_points_0").input_value() == ""
-    assert phone.locator("#id_declared_points_1").input_value() == ""
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.wait_for_timeout(200)
+    expect(phone.locator("#id_card_points_0")).to_have_value("")
+    expect(phone.locator("#id_declared_points_1")).to_have_value("")
+
+
+def test_points_the_phone_saw_go_do_not_come_back(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.locator("#id_card_points_0").fill("7")
+    draft_kept(phone)
+    phone.get_by_role("button", name="Undo").click()  # deal 1 undone: a blank form for it
+    expect(phone.get_by_role("heading", name="Deal 1")).to_be_visible()
+    phone.get_by_role("button", name="Restore").click()  # deal 1 back: a blank form for 2
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.reload()
+    phone.wait_for_timeout(200)
+    expect(phone.locator("#id_card_points_0")).to_have_value("")
+
+
+def test_a_count_of_the_pile_comes_back_in_sight(phone):
+    create_table_and_match(phone)
+    phone.get_by_text("Count the pile").click()
+    phone.get_by_label("Aces").fill("2")
+    draft_kept(phone)
+    phone.reload()
+    expect(phone.get_by_label("Aces")).to_be_visible()
+    expect(phone.get_by_label("Aces")).to_have_value("2")
 
 
 def test_a_draft_of_another_deal_is_not_put_into_this_one(new_phone):
     first = new_phone()
     create_table_and_match(first)
     first.locator("#id_card_points_0").fill("6")
+    draft_kept(first)
     match = Match.objects.get()
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
     services.record_deal(match=match, number=1, entry=entry)
     first.reload()  # another phone saved deal 1: this form is now deal 2's
     expect(first.get_by_role("heading", name="Deal 2")).to_be_visible()
-    assert first.locator("#id_card_points_0").input_value() == ""
+    first.wait_for_timeout(200)
+    expect(first.locator("#id_card_points_0")).to_have_value("")
+
+
+def test_points_kept_from_a_conflict_are_not_put_back_without_their_warning(phone):
+    create_table_and_match(phone)
+    phone.locator("#id_card_points_0").fill("6")
+    phone.locator("#id_declared_points_0").fill("3")
+    entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
+    services.record_deal(match=Match.objects.get(), number=1, entry=entry)  # another phone
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator("#conflict")).to_contain_text("Deal 1 was just entered on another phone")
+    expect(phone.locator("#id_card_points_0")).to_have_value("6")  # kept, with the warning
+    draft_kept(phone)
+    phone.reload()  # the warning is gone: so are the points
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    phone.wait_for_timeout(200)
+    expect(phone.locator("#id_card_points_0")).to_have_value("")
+    expect(phone.locator("#id_declared_points_0")).to_have_value("")
+    assert Deal.objects.count() == 1
 
 
 def test_an_edit_left_by_a_link_is_not_offered_again_but_a_reload_keeps_it(phone):
@@ -401,12 +457,37 @@ def test_an_edit_left_by_a_link_is_not_offered_again_but_a_reload_keeps_it(phone
     enter_deal(phone, 8, da="3")
     phone.get_by_role("link", name="Edit deal 1").click()
     phone.locator("#id_card_points_0").fill("6")
+    draft_kept(phone)
     phone.reload()
     expect(phone.locator("#id_card_points_0")).to_have_value("6")
     phone.get_by_role("link", name="Back to the sheet").click()
     phone.get_by_role("link", name="Edit deal 1").click()
+    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("8")  # as stored, not as left
-    assert phone.locator("#id_card_points_1").input_value() == "3"
+    expect(phone.locator("#id_card_points_1")).to_have_value("3")
+
+
+def test_an_edit_is_not_put_into_another_deal_nor_into_a_closed_match(phone):
+    create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")
+    phone.get_by_role("link", name="Edit deal 1").click()
+    phone.locator("#id_card_points_0").fill("6")
+    draft_kept(phone)
+    # Another phone deleted deal 1 and entered another deal 1 (its version may be the same).
+    match = Match.objects.get()
+    services.delete_last_deal(match=match, number=1)
+    entry = rules.DealEntry(card_points=(2, 9), declared_points=(0, 0))
+    services.record_deal(match=match, number=1, entry=entry)
+    phone.reload()
+    phone.wait_for_timeout(200)
+    expect(phone.locator("#id_card_points_0")).to_have_value("2")
+    phone.locator("#id_card_points_0").fill("6")
+    draft_kept(phone)
+    services.stop_match(match=Match.objects.get())  # on another phone
+    phone.reload()  # the deal is shown as stored: nothing typed here could be saved
+    expect(phone.locator("fieldset[disabled]")).to_be_visible()
+    phone.wait_for_timeout(200)
+    expect(phone.locator("#id_card_points_0")).to_have_value("2")
 
 
 def test_the_new_match_form_keeps_its_names_through_a_change_of_language(phone):
