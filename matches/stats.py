@@ -19,6 +19,7 @@ class Record:
     """Matches played and won, and more, by one player or one pair."""
 
     name: str
+    player_id: int | None = None  # a player's (its matches are listed on the table's page)
     played: int = 0
     won: int = 0
     deals: int = 0
@@ -116,7 +117,7 @@ def table_stats(table: Table) -> dict:
         for side in sorted(sides[match.pk], key=lambda s: s.position):
             position = side.position
             members = side.players
-            records = [players.setdefault(p.pk, Record(p.name)) for p in members]
+            records = [players.setdefault(p.pk, Record(p.name, p.pk)) for p in members]
             if len(members) == 2:
                 name = pair_name(sorted((p.name for p in members), key=sort_key))
                 records.append(pairs.setdefault(frozenset(p.pk for p in members), Record(name)))

@@ -96,12 +96,17 @@ def test_rule_messages_are_in_italian_too(scorer, match, deal_url):
 
 
 def test_dates_follow_the_language(scorer, match):
+    """The table's list writes a day as the sheet does, its month in words: "12/01/2026" is
+    the first of December to an American and the twelfth of January to an Italian."""
     url = reverse("table", args=[match.table.viewer_token])
     english = scorer.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     italian = scorer.get(url, **IT).content.decode()
     day = match.started_at.astimezone()
-    assert day.strftime("%d/%m/%Y") in italian
-    assert day.strftime("%m/%d/%Y") in english
+    with translation.override("en"):
+        assert f"{formats.date_format(day, 'N j, Y')}, {day:%H:%M}</time>" in english
+    with translation.override("it"):
+        assert f"{formats.date_format(day, 'j b Y')}, {day:%H:%M}</time>" in italian
+    assert day.strftime("%m/%d/%Y") not in english
 
 
 def test_the_history_writes_its_times_as_the_sheet_does_24_hours_in_both_languages(scorer, match):

@@ -83,6 +83,18 @@ def test_stats_count_wins_pairs_sweeps_and_streaks(joined):
     assert "<strong>Pl.</strong> matches played · <strong>Won</strong> matches won" in text
 
 
+def test_a_players_name_in_the_stats_leads_to_their_matches(joined):
+    table, _ = history(matches=2, deals=2)
+    alice = table.players.get(name="Alice")
+    phone = joined(table)
+    stats = phone.get(reverse("stats", args=[table.viewer_token]), HTTP_ACCEPT_LANGUAGE="en")
+    listed = f"{reverse('table', args=[table.viewer_token])}?player={alice.pk}#matches"
+    assert f'<th scope="row"><a href="{listed}">Alice</a></th>' in stats.text
+    assert '<th scope="row">Alice &amp; Carla</th>' in stats.text  # a pair has no list of its own
+    page = phone.get(listed.split("#")[0], HTTP_ACCEPT_LANGUAGE="en").text
+    assert f'<option value="{alice.pk}" selected>Alice</option>' in page
+
+
 def test_stats_are_drawn_again_when_a_finished_match_changes(joined):
     from matches.models import Player
 
