@@ -19,3 +19,23 @@ def test_a_form_sent_back_whole_brings_its_error_into_sight(phone):
     assert phone.evaluate("document.activeElement.id") == "id_name"
     error = phone.get_by_text("Give the table a name")
     expect(error).to_be_in_viewport()
+
+
+def test_at_home_on_a_large_screen_the_table_has_two_columns_and_a_phone_one(new_phone):
+    page = new_phone(viewport={"width": 1280, "height": 800}, is_mobile=False, has_touch=False)
+    page.goto("/")
+    page.get_by_label("Table name").fill("Bar Sport")
+    page.get_by_role("button", name="Create table").click()
+    matches, players = (
+        page.locator("#matches").bounding_box(),
+        page.locator("#players").bounding_box(),
+    )
+    assert players["x"] >= matches["x"] + matches["width"]  # beside the matches, not below
+    assert abs(page.locator("#export").bounding_box()["y"] - matches["y"]) < 1  # side by side
+    page.set_viewport_size({"width": 412, "height": 915})
+    matches, players = (
+        page.locator("#matches").bounding_box(),
+        page.locator("#players").bounding_box(),
+    )
+    assert players["y"] >= matches["y"] + matches["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 412
