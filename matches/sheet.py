@@ -113,28 +113,57 @@ def seat_names(sides: list[Side]) -> list[str]:
     return [sides[side].players[index].name for side, index in map(rules.seat_player, range(seats))]
 
 
-def chart(line: int, totals: list[tuple[int, int]], width: int = 320, height: int = 150) -> dict:
-    """Coordinates of both running totals toward the line, for a small server-drawn SVG.
+def chart(
+    line: int,
+    totals: list[tuple[int, int]],
+    width: int = 320,
+    height: int = 150,
+    gutter: int = 28,
+) -> dict:
+    """Coordinates of both running totals toward the line, for a small server-drawn SVG, and
+    each side's last total written at the end of its trace (in a gutter on the right).
 
     A tenth of headroom above the highest total: a trace at the very top would be cut by the
     edge of the drawing. The worked deal then 11 to 7, at line 21 (22 stays below the top):
 
-    >>> chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100)["side_0"]
-    '0.0,100.0 5.0,54.5 10.0,9.1'
+    >>> drawn = chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100, gutter=0)
+    >>> drawn["side_0"], drawn["ends"]
+    ('0.0,100.0 5.0,54.5 10.0,9.1', [(22, '9.1'), (10, '58.7')])
+
+    Totals close together are written a line apart, not one over the other:
+
+    >>> chart(21, [(0, 0), (21, 20)], height=100)["ends"]
+    [(21, '7.0'), (20, '19.0')]
     """
     top = 1.1 * max([line, *[max(t) for t in totals]])
     steps = max(len(totals) - 1, 1)
+    plot = width - gutter
+
+    def y(value: int) -> float:
+        return height - value * height / top
 
     def point(index: int, value: int) -> str:
-        return f"{index * width / steps:.1f},{height - value * height / top:.1f}"
+        return f"{index * plot / steps:.1f},{y(value):.1f}"
 
+    last = totals[-1]
+    ends = _apart(y(last[0]), y(last[1]), gap=12, low=7, high=height - 7)
     return {
         "width": width,
         "height": height,
-        "line_y": f"{height - line * height / top:.1f}",
+        "line_y": f"{y(line):.1f}",
         "side_0": " ".join(point(i, t[0]) for i, t in enumerate(totals)),
         "side_1": " ".join(point(i, t[1]) for i, t in enumerate(totals)),
+        "label_x": plot + 3,
+        "ends": [(last[0], f"{ends[0]:.1f}"), (last[1], f"{ends[1]:.1f}")],
     }
+
+
+def _apart(a: float, b: float, *, gap: float, low: float, high: float) -> tuple[float, float]:
+    """Two heights at least `gap` apart, moved as little as may be, both within low..high."""
+    if abs(a - b) >= gap:
+        return a, b
+    upper = max(low, min((a + b - gap) / 2, high - gap))
+    return (upper, upper + gap) if a <= b else (upper + gap, upper)
 
 
 @dataclass

@@ -524,6 +524,9 @@ def test_a_save_from_the_sheet_as_it_stood_answers_only_what_changed(
     assert '<tbody hx-swap-oob="beforeend:#deal-rows">' in html
     assert 'id="deal-2"' in html and 'id="deal-1"' not in html
     assert '<figure class="chart" id="chart" hx-swap-oob="true">' in html
+    # Each trace ends with its side's total written beside it.
+    assert re.search(r'<text class="total-0" x="\d+" y="[\d.]+" [^>]*>17</text>', html)
+    assert re.search(r'<text class="total-1" x="\d+" y="[\d.]+" [^>]*>8</text>', html)
     assert '<div id="sheet">' not in html
 
 
