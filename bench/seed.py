@@ -115,7 +115,7 @@ def _match(table: Table, plan: Plan) -> Match:
         finished_at=at if finished else None,
         total_0=outcome.totals[0],
         total_1=outcome.totals[1],
-        decided=finished,
+        decided_for=outcome.winner,
         revision=1 + len(outcome.deals) + finished,
     )
 

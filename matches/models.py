@@ -160,10 +160,11 @@ class Match(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     # The running totals as the rules last scored them, for lists that show many matches; and
-    # whether the rules decide the match by its deals (one in progress waits for End match).
+    # the side the rules say wins by its deals, once they decide it (a match in progress then
+    # waits for End match), else None.
     total_0 = models.PositiveIntegerField(default=0)
     total_1 = models.PositiveIntegerField(default=0)
-    decided = models.BooleanField(default=False)
+    decided_for = models.PositiveSmallIntegerField(null=True, blank=True)
     # Bumped by every change: the sheet's ETag, so an unchanged sheet answers 304.
     revision = models.PositiveIntegerField(default=1)
     # The rematch started from this match: a second phone's Rematch opens it, not another.

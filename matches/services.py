@@ -358,13 +358,14 @@ def _lock(match: Match) -> Match:
 
 
 def _touch(match: Match, scored: rules.Outcome | None = None, **fields) -> None:
-    """Save `fields` (and the totals the rules `scored`, and whether they decide the match)
-    and bump the revision.
+    """Save `fields` (and the totals the rules `scored`, and the side they say wins once they
+    decide the match) and bump the revision.
 
     The revision is the sheet's ETag: every phone's next poll sees the change.
     """
     if scored is not None:
-        fields.update(total_0=scored.totals[0], total_1=scored.totals[1], decided=scored.decided)
+        # The rules name a winner only once they decide the match.
+        fields.update(total_0=scored.totals[0], total_1=scored.totals[1], decided_for=scored.winner)
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
     forget_state([match.pk])
     # The row is locked (see _lock): nobody else changed the revision since it was read.
@@ -729,7 +730,7 @@ def _write_import(valid: exports.TableImport) -> Table:
             finished_at=imported.finished_at,
             total_0=imported.outcome.totals[0],
             total_1=imported.outcome.totals[1],
-            decided=imported.outcome.decided,
+            decided_for=imported.outcome.winner,
         )
         for imported in valid.matches
     )

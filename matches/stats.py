@@ -89,7 +89,9 @@ def cached_table_stats(table: Table) -> dict:
         if _state_key(table) == key and _last_change(table) == last_change:
             cache.set(key, stats, timeout=24 * 3600)
     # Matches the rules decide that nobody ended: they count in no stats until then.
-    waiting = Match.objects.filter(table=table, status=Status.IN_PROGRESS, decided=True)
+    waiting = Match.objects.filter(
+        table=table, status=Status.IN_PROGRESS, decided_for__isnull=False
+    )
     return {**stats, "waiting": waiting.count()}
 
 

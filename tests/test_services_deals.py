@@ -1,4 +1,5 @@
 import pytest
+from django.utils import timezone
 
 from matches import rules, services
 from matches.models import Action, Change, Deal, Match, Player, Status
@@ -423,11 +424,7 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
         services.edit_deal(deal=match.deals.get(number=1), version=2, entry=entry(11, 0))
 
 
-def test_a_match_keeps_whether_its_deals_decide_it_and_a_migration_scores_old_ones():
-    from importlib import import_module
-
-    from django.apps import apps
-
+def test_a_match_keeps_which_side_its_deals_decide_it_for():
     decided, open_match, ended = MatchFactory(), MatchFactory(), MatchFactory()
     for match in (decided, ended):
         for number in (1, 2):
@@ -435,13 +432,50 @@ def test_a_match_keeps_whether_its_deals_decide_it_and_a_migration_scores_old_on
     services.record_deal(match=open_match, number=1, entry=WORKED)
     services.end_match(match=ended)
     kept = lambda: list(  # noqa: E731
-        Match.objects.order_by("pk").values_list("decided", flat=True)
+        Match.objects.order_by("pk").values_list("decided_for", flat=True)
     )
-    assert kept() == [True, False, True]
+    assert kept() == [0, None, 0]
     services.delete_last_deal(match=decided, number=2)  # undecided again
-    assert kept() == [False, False, True]
-    services.record_deal(match=decided, number=2, entry=WORKED, idempotency_key="again")
-    # Stored before the field: scored once by the migration.
-    Match.objects.update(decided=False)
-    import_module("matches.migrations.0009_match_decided").score_stored(apps, None)
-    assert kept() == [True, False, True]
+    assert kept() == [None, None, 0]
+    sweep = entry(0, 11, kind=rules.DealKind.CAPPOTTO, side=1)  # from behind: side 2 wins
+    services.record_deal(match=decided, number=2, entry=sweep)
+    assert kept() == [1, None, 0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_0010_names_the_side_the_stored_deals_decide_a_match_for():
+    """Run for real: the database taken back to 0009, rows written as they were, then 0010."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("matches", "0009_match_decided")], [("matches", "0010_match_decided_for")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        table = old.get_model("matches", "Table").objects.create(name="Bar")
+        OldMatch, OldDeal = old.get_model("matches", "Match"), old.get_model("matches", "Deal")
+        matches = {}
+        for name, deals in {
+            "swept": [(8, 3, "normal", None), (0, 11, "cappotto", 1)],  # side 2, from behind
+            "open": [(8, 3, "normal", None)],
+        }.items():
+            matches[name] = OldMatch.objects.create(table=table, decided=name == "swept")
+            for number, (a, b, kind, side) in enumerate(deals, start=1):
+                OldDeal.objects.create(
+                    match=matches[name], number=number, kind=kind, side=side,
+                    card_points_0=a, card_points_1=b, declared_points_0=0,
+                    declared_points_1=0, points_0=a, points_1=b,
+                )  # fmt: skip
+        matches["ended"] = OldMatch.objects.create(
+            table=table, status="finished", winner=0, end_reason="line",
+            finished_at=timezone.now(), decided=True,
+        )  # fmt: skip
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        new = executor.loader.project_state(after).apps.get_model("matches", "Match")
+        named = {name: new.objects.get(pk=m.pk).decided_for for name, m in matches.items()}
+        assert named == {"swept": 1, "open": None, "ended": 0}
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
