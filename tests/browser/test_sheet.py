@@ -323,11 +323,23 @@ def test_after_a_save_focus_goes_to_the_error_or_the_saved_message(phone):
     expect(phone.locator("#saved")).to_be_focused()
 
 
+def open_new_match(page):
+    page.goto("/")
+    page.get_by_label("Table name").fill("Bar Sport")
+    page.get_by_role("button", name="Create table").click()
+    page.get_by_role("link", name="New match").click()
+
+
+def three_seats_typed(page):
+    """A new match with three seats named, the last of them chosen to deal first."""
+    open_new_match(page)
+    for seat, name in enumerate(["Pasquale", "Zoë", "Anna"]):
+        page.locator(f"#id_player_{seat}").fill(name)
+    page.get_by_label("Anna", exact=True).check()
+
+
 def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(phone):
-    phone.goto("/")
-    phone.get_by_label("Table name").fill("Bar Sport")
-    phone.get_by_role("button", name="Create table").click()
-    phone.get_by_role("link", name="New match").click()
+    open_new_match(phone)
     phone.locator("#id_player_1").fill("Beppe")
     expect(phone.locator('[data-seat="1"]')).to_have_text("Beppe")
     expect(phone.get_by_text("The two players deal in turn.")).to_be_hidden()
@@ -339,13 +351,7 @@ def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(p
 
 
 def test_the_seats_keep_their_names_when_the_form_comes_back_with_an_error(phone):
-    phone.goto("/")
-    phone.get_by_label("Table name").fill("Bar Sport")
-    phone.get_by_role("button", name="Create table").click()
-    phone.get_by_role("link", name="New match").click()
-    for seat, name in enumerate(["Pasquale", "Zoë", "Anna"]):
-        phone.locator(f"#id_player_{seat}").fill(name)
-    phone.get_by_label("Anna", exact=True).check()
+    three_seats_typed(phone)
     phone.get_by_role("button", name="Start match").click()  # the fourth player is missing
     expect(phone.get_by_text("Type a name or pick a player.")).to_be_visible()
     seats = phone.locator("[data-seat]")
@@ -491,13 +497,7 @@ def test_an_edit_is_not_put_into_another_deal_nor_into_a_closed_match(phone):
 
 
 def test_the_new_match_form_keeps_its_names_through_a_change_of_language(phone):
-    phone.goto("/")
-    phone.get_by_label("Table name").fill("Bar Sport")
-    phone.get_by_role("button", name="Create table").click()
-    phone.get_by_role("link", name="New match").click()
-    for seat, name in enumerate(["Pasquale", "Zoë", "Anna"]):
-        phone.locator(f"#id_player_{seat}").fill(name)
-    phone.get_by_label("Anna", exact=True).check()
+    three_seats_typed(phone)
     change_language(phone, "it")
     expect(phone.get_by_role("heading", name="Nuova partita")).to_be_visible()
     for seat, name in enumerate(["Pasquale", "Zoë", "Anna", ""]):
