@@ -138,9 +138,17 @@
       forgetDraft(form);
       return;
     }
-    draftFields(form).forEach(function (field) {
+    var fields = draftFields(form);
+    // A choice no longer offered (claims turned off) leaves its group as drawn.
+    function offered(name, values) {
+      return fields.some(function (other) {
+        return other.name === name && values.indexOf(other.value) !== -1;
+      });
+    }
+    fields.forEach(function (field) {
       var value = kept.values[field.name];
       if (value === undefined) return;
+      if (field.type === "radio" && !offered(field.name, value)) return;
       if (Array.isArray(value)) field.checked = value.indexOf(field.value) !== -1;
       else field.value = value;
       // Back in sight: a folded part ("Count the pile") opens on what it holds.
@@ -196,9 +204,18 @@
   document.addEventListener("DOMContentLoaded", function () {
     draftsDrawn(document, drawnAgain());
   });
+  // A form whose answer draws the page again with the same forms to fill in (the match's
+  // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does.
+  var keepsDrafts = false;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = origin(event);
+    keepsDrafts = Boolean(event.detail.shouldSwap && elt && elt.closest &&
+      elt.closest("[data-keeps-drafts]"));
+  });
   document.addEventListener("htmx:load", function (event) {
     // Not htmx's first look at the page (the body), which the page's own load has seen to.
-    if (event.detail.elt !== document.body) draftsDrawn(event.detail.elt, false);
+    if (event.detail.elt !== document.body) draftsDrawn(event.detail.elt, keepsDrafts);
+    keepsDrafts = false;
   });
 
   // Copy a share link with one tap.

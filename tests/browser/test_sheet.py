@@ -416,6 +416,34 @@ def test_points_the_phone_saw_go_do_not_come_back(phone):
     expect(phone.locator("#id_card_points_0")).to_have_value("")
 
 
+def test_what_was_typed_stays_through_a_change_of_the_match_settings(phone):
+    create_table_and_match(phone, claims=True)
+    phone.locator("#deal-form").get_by_label("Claim", exact=True).check()
+    phone.locator("#id_card_points_0").fill("7")
+    phone.locator("#id_card_points_1").fill("4")
+    phone.locator("#id_declared_points_1").fill("3")
+    draft_kept(phone)
+    phone.get_by_text("Match settings").click()
+    phone.get_by_label("Line", exact=True).fill("abc")
+    phone.get_by_role("button", name="Save settings").click()  # refused: the sheet is redrawn
+    expect(phone.locator(".notice.error")).to_be_visible()
+    expect(phone.locator("#id_card_points_0")).to_have_value("7")
+    phone.get_by_text("Match settings").click()
+    phone.get_by_label("Line", exact=True).fill("31")
+    phone.get_by_label("Claims allowed", exact=False).uncheck()
+    phone.get_by_role("button", name="Save settings").click()
+    expect(phone.locator("#settings-saved")).to_be_visible()
+    expect(phone.locator("#id_card_points_0")).to_have_value("7")
+    expect(phone.locator("#id_card_points_1")).to_have_value("4")
+    expect(phone.locator("#id_declared_points_1")).to_have_value("3")
+    # A claim is no longer offered: the kind is as drawn, a normal deal.
+    expect(phone.locator("#deal-form").get_by_label("Normal", exact=True)).to_be_checked()
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    assert Deal.objects.get().points == (7, 7)
+    assert Match.objects.get().line == 31
+
+
 def test_a_count_of_the_pile_comes_back_in_sight(phone):
     create_table_and_match(phone)
     phone.get_by_text("Count the pile").click()
