@@ -107,6 +107,33 @@ def load_match(token: str, match_id: int) -> tuple[Match, list[Side]] | None:
     return match, sides
 
 
+# How long this process keeps what a read of a sheet loaded at a revision (the match and its
+# sides, its last change): the phones at a table poll within seconds of one another.
+REVISION_SECONDS = 300
+
+
+def load_match_at(
+    token: str, match_id: int, revision: int, scorer_token: str
+) -> tuple[Match, list[Side]] | None:
+    """load_match for a read of the sheet at `revision` and the table's scorer link, as
+    Sheet.state found them: kept in this process under both. Every change to a match bumps
+    its revision, and a new link changes the key, so what is kept is never out of date.
+    Not for a write, which must see the links as they are now."""
+    kept = cache.get(_revision_key("match", match_id, revision, token, scorer_token))
+    if kept is not None:
+        return kept
+    found = load_match(token, match_id)
+    if found is not None:
+        match = found[0]
+        key = _revision_key("match", match_id, match.revision, token, match.table.scorer_token)
+        cache.set(key, found, REVISION_SECONDS)
+    return found
+
+
+def _revision_key(what: str, match_id: int, revision: int, *parts: str) -> str:
+    return ":".join([what, str(match_id), str(revision), *parts])
+
+
 def seat_names(sides: list[Side]) -> list[str]:
     """Names in seat order: anticlockwise, partners opposite."""
     seats = 2 * len(sides[0].players)
@@ -339,19 +366,23 @@ class Sheet:
             "can_score": self.can_score,
             "open_for_deals": self.open_for_deals,
             "form": form or self.deal_form(key=key),
-            "settings_form": SettingsForm(
-                initial={
-                    "line": self.match.line,
-                    "tie_rule": self.match.tie_rule,
-                    "claims_allowed": self.match.claims_allowed,
-                }
-            ),
+            # Lazy: drawn only with the whole sheet, not with a save's or a poll's parts.
+            "settings_form": self.settings_form,
             "notice": notice or {},
             "next_dealer": names[self.outcome.next_dealer],
             **self._decided_by(),
             "chart": self.chart,
             "card_points_per_deal": rules.CARD_POINTS_PER_DEAL,
         }
+
+    def settings_form(self) -> SettingsForm:
+        return SettingsForm(
+            initial={
+                "line": self.match.line,
+                "tie_rule": self.match.tie_rule,
+                "claims_allowed": self.match.claims_allowed,
+            }
+        )
 
     def _decided_by(self) -> dict:
         """Who won; on a claim who claimed (the side the last deal names); on the line,
@@ -397,10 +428,21 @@ class Sheet:
         number = self.outcome.next_number
         if not self.can_score or self.match.is_finished:
             return None
-        last = self.match.changes.order_by("-id").first()
-        if last is None or last.action != Action.DEAL_DELETED or last.deal_number != number:
+        last = self._last_change()
+        if last is None or last[1:] != (Action.DEAL_DELETED, number):
             return None
-        return None if last.pk == deleted_here else number
+        return None if last[0] == deleted_here else number
+
+    def _last_change(self) -> tuple[int, str, int | None] | None:
+        """The match's last change (its id, action and deal number): the same at a revision,
+        since every change bumps it, and so kept under it for the next phone's poll."""
+        key = _revision_key("last-change", self.match.pk, self.match.revision)
+        kept = cache.get(key)
+        if kept is None:
+            changes = self.match.changes.order_by("-id")
+            kept = changes.values_list("pk", "action", "deal_number").first() or ()
+            cache.set(key, kept, REVISION_SECONDS)
+        return kept or None
 
 
 def history(table: Table, params: QueryDict) -> dict:

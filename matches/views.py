@@ -65,7 +65,7 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Side, Status, Table
-from matches.sheet import Sheet, history, is_htmx, load_match, sheet_page
+from matches.sheet import Sheet, history, is_htmx, load_match, load_match_at, sheet_page
 from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -151,8 +151,13 @@ def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = Fa
     return _match_and_sides(request, token, match_id, scorer=scorer)[0]
 
 
-def _sheet(request: HttpRequest, token: str, match_id: int, scorer: bool) -> Sheet:
-    match, sides = _match_and_sides(request, token, match_id)
+def _sheet_at(token: str, match_id: int, state: tuple[int, int, str], scorer: bool) -> Sheet:
+    """The sheet read at the revision and links Sheet.state found (see load_match_at)."""
+    revision, _, scorer_token = state
+    found = load_match_at(token, match_id, revision, scorer_token)
+    if found is None:
+        raise Http404
+    match, sides = found
     return Sheet.load(match, can_score=scorer, sides=sides)
 
 
@@ -527,7 +532,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     former = not scorer and str(table_id) in _joined(request)
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if htmx and request.GET.get("poll"):
-        sheet = _sheet(request, token, match_id, scorer)
+        sheet = _sheet_at(token, match_id, state, scorer)
         if request.GET.get("closed") and not sheet.match.is_finished:
             # Reopened on another phone: the whole page changes shape (the entry form is back).
             return HttpResponseClientRefresh()
@@ -547,7 +552,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         )
         if former:
             notice["link_changed"] = True
-        sheet = _sheet(request, token, match_id, scorer)
+        sheet = _sheet_at(token, match_id, state, scorer)
         if "deleted" in notice:  # said with Restore: only while it can be restored
             deleted = sheet.match.restorable_deletion()
             if deleted is None or deleted.deal_number != notice["deleted"]:
@@ -556,7 +561,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     else:
         page = sheet_page(
             request,
-            lambda: _sheet(request, token, match_id, scorer),
+            lambda: _sheet_at(token, match_id, state, scorer),
             token=token,
             match_id=match_id,
             revision=revision,

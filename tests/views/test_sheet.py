@@ -220,6 +220,27 @@ def test_an_unchanged_poll_asks_no_database_and_a_change_elsewhere_shows_within_
     assert scorer.get(wrong + "?poll=1", **HX).status_code == 404
 
 
+def test_the_phones_polls_after_a_change_read_it_once_and_a_new_scorer_link_counts_at_once(
+    scorer, sheet_url, table, worked, django_assert_num_queries
+):
+    other = Client()
+    other.post(reverse("join", args=[table.scorer_token]))
+    poll = sheet_url + "?poll=1&number=2&typing=0"
+    first = scorer.get(poll, **HX).content.decode()
+    # The next phone's poll of that revision: the match, its sides, outcome and last change
+    # are those the first phone's poll read.
+    with django_assert_num_queries(0):
+        second = other.get(poll, **HX).content.decode()
+    assert 'id="deal-form"' in second and 'id="deal-1"' in second
+    assert second.count("Delete deal 1") == first.count("Delete deal 1") == 1
+    # A new scorer link: both phones may only watch, from their very next poll.
+    services.rotate_link(table=table, which="scorer")
+    for phone in (scorer, other):
+        watching = phone.get(poll, **HX).content.decode()
+        assert 'id="deal-form"' not in watching
+        assert "This table's scorer link has changed" in watching
+
+
 def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, deal_url, worked):
     etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
     scorer.post(deal_url, deal_data(number=2), **HX)
