@@ -151,6 +151,11 @@ def _match(request: HttpRequest, token: str, match_id: int, *, scorer: bool = Fa
     return _match_and_sides(request, token, match_id, scorer=scorer)[0]
 
 
+def _sheet(request: HttpRequest, token: str, match_id: int, scorer: bool) -> Sheet:
+    match, sides = _match_and_sides(request, token, match_id)
+    return Sheet.load(match, can_score=scorer, sides=sides)
+
+
 def _sheet_at(token: str, match_id: int, state: tuple[int, int, str], scorer: bool) -> Sheet:
     """The sheet read at the revision and links Sheet.state found (see load_match_at)."""
     revision, _, scorer_token = state
@@ -552,7 +557,9 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         )
         if former:
             notice["link_changed"] = True
-        sheet = _sheet_at(token, match_id, state, scorer)
+        # Read afresh: the phone may come from a change it made through another process,
+        # whose revision the state kept here (STATE_SECONDS) has not seen yet.
+        sheet = _sheet(request, token, match_id, scorer)
         if "deleted" in notice:  # said with Restore: only while it can be restored
             deleted = sheet.match.restorable_deletion()
             if deleted is None or deleted.deal_number != notice["deleted"]:

@@ -241,6 +241,19 @@ def test_the_phones_polls_after_a_change_read_it_once_and_a_new_scorer_link_coun
         assert "This table's scorer link has changed" in watching
 
 
+def test_the_sheet_a_phone_is_sent_to_after_its_change_shows_it_whatever_process_answers(
+    scorer, sheet_url, match, worked, monkeypatch
+):
+    scorer.get(sheet_url + "?poll=1", **HX)  # this process keeps the sheet's state and match
+    # The edit goes through another process: this one's state is not told.
+    monkeypatch.setattr(services, "forget_state", lambda match_ids: None)
+    entry = rules.DealEntry(card_points=(5, 6), declared_points=(3, 0))
+    services.edit_deal(deal=worked, version=worked.version, entry=entry)
+    page = scorer.get(sheet_url + "?edited=1", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Deal 1 edited." in page
+    assert "5 + 3" in page and "8 + 3" not in page
+
+
 def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, deal_url, worked):
     etag = scorer.get(sheet_url + "?poll=1", **HX)["ETag"]
     scorer.post(deal_url, deal_data(number=2), **HX)
