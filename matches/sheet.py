@@ -328,7 +328,9 @@ class Sheet:
             claims_allowed=self.match.claims_allowed,
         )
 
-    def context(self, *, form=None, notice=None, request=None, key: str | None = None) -> dict:
+    def context(
+        self, *, form=None, notice=None, request=None, key: str | None = None, settings_form=None
+    ) -> dict:
         names = seat_names(self.sides)
         if form is not None and form.errors and not self.open_for_deals:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
@@ -366,8 +368,10 @@ class Sheet:
             "can_score": self.can_score,
             "open_for_deals": self.open_for_deals,
             "form": form or self.deal_form(key=key),
-            # Lazy: drawn only with the whole sheet, not with a save's or a poll's parts.
-            "settings_form": self.settings_form,
+            # Lazy: drawn only with the whole sheet, not with a save's or a poll's parts. One
+            # sent back (refused) shows what was typed, open.
+            "settings_form": self.settings_form if settings_form is None else settings_form,
+            "settings_open": settings_form is not None,
             "notice": notice or {},
             "next_dealer": names[self.outcome.next_dealer],
             **self._decided_by(),

@@ -467,7 +467,7 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
 
 
 def _sheet_response(
-    request, match, *, form=None, notice=None, status=200, sheet=None
+    request, match, *, form=None, notice=None, status=200, sheet=None, settings_form=None
 ) -> HttpResponse:
     """The sheet, whole or as the fragment HTMX swaps in.
 
@@ -477,7 +477,7 @@ def _sheet_response(
     if sheet is None:
         match.refresh_from_db()
         sheet = Sheet.load(match, can_score=can_score(request, match.table))
-    context = sheet.context(form=form, notice=notice, request=request)
+    context = sheet.context(form=form, notice=notice, request=request, settings_form=settings_form)
     template = "matches/match.html#sheet" if is_htmx(request) else "matches/match.html"
     response = render(request, template, context, status=status)
     response["ETag"] = sheet.etag(request)
@@ -762,18 +762,31 @@ def _notice(done: dict) -> dict:
 
 
 def _act(
-    request: HttpRequest, token: str, match_id: int, action, *, done=None, **kwargs
+    request: HttpRequest,
+    token: str,
+    match_id: int,
+    action,
+    *,
+    done=None,
+    settings_form=None,
+    **kwargs,
 ) -> HttpResponse:
     """Run one match action; a refusal is shown on the sheet in words, and `done` (a notice)
     says what happened when the change is not plain to see. Without HTMX the sheet is
-    loaded again, with what `done` says of a deal in its address (see SAID)."""
+    loaded again, with what `done` says of a deal in its address (see SAID). A refused
+    change of the settings comes back as sent (`settings_form`), to be mended."""
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
     except services.ServiceError as refused:
-        return _sheet_response(request, match, notice={"error": refused.message})
+        why = refused.message
     except rules.DealInvalid as invalid:
-        return _sheet_response(request, match, notice={"error": rule_messages(invalid)})
+        why = rule_messages(invalid)
+    else:
+        why = None
+    if why is not None:
+        notice = {"error": why}
+        return _sheet_response(request, match, notice=notice, settings_form=settings_form)
     if is_htmx(request):
         return _sheet_response(request, match, notice=_notice(done or {}))
     said = urlencode({what: number for what, number in (done or {}).items() if what in SAID})
@@ -831,11 +844,12 @@ def rematch(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match = _match(request, token, match_id, scorer=True)
     form = SettingsForm(request.POST)
-    if not form.is_valid():
-        errors = " ".join(str(e) for errors in form.errors.values() for e in errors)
-        return _sheet_response(request, match, notice={"error": errors})
+    if not form.is_valid():  # said in the form, which keeps what was typed
+        return _sheet_response(request, match, settings_form=form)
     done = {"settings_saved": True}
-    return _act(request, token, match_id, services.change_settings, done=done, **form.cleaned_data)
+    settings = form.cleaned_data
+    change = services.change_settings
+    return _act(request, token, match_id, change, done=done, settings_form=form, **settings)
 
 
 @require_safe

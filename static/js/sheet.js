@@ -70,11 +70,11 @@
     var other = typed[0] === fields[0] ? fields[1] : fields[0];
     var value = typed[0].value.trim();
     var total = parseInt(form().dataset.cardPoints, 10);
-    if (kind() !== "normal" || value === "") {
-      other.value = "";
-    } else if (/^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total) {
-      other.value = String(total - parseInt(value, 10));
-    }
+    // What is not a whole number from 0 to the total leaves the other side blank, not at what
+    // an earlier keystroke made it (12 would leave the 10 that "1" gave): the error is said
+    // of the number typed.
+    var fits = /^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total;
+    other.value = kind() === "normal" && fits ? String(total - parseInt(value, 10)) : "";
   }
   document.addEventListener("input", function (event) {
     var f = form();

@@ -125,6 +125,9 @@ def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, matc
     # The refusal names the deal that stands in the way: the sheet may not show it.
     html = scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="en", **HX)
     assert "Deal 1: Claims are not allowed in this match." in html.content.decode()
+    # The settings come back open, as sent (claims unticked), to be mended or left.
+    assert '<details class="card" id="settings" open>' in html.text
+    assert '<input type="checkbox" name="claims_allowed" id="id_claims_allowed">' in html.text
 
 
 def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
@@ -132,6 +135,19 @@ def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
     text = html.content.decode()
     assert "Type the line: the total that wins, like 21." in text
     assert "Pick what happens when both sides pass the line together." in text
+
+
+def test_a_wrong_line_is_said_in_the_settings_which_keep_what_was_typed(scorer, match, sheet_url):
+    data = {"line": "5", "tie_rule": "another_deal", "claims_allowed": "on"}
+    html = scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="en", **HX).text
+    settings = html[html.index('<details class="card" id="settings" open>') :]
+    assert "The line must be from 11 to 101, not 5." in settings  # beside the field
+    assert 'name="line" id="id_line" value="5"' in settings
+    assert 'value="another_deal" id="id_tie_rule_1" checked' in settings
+    assert 'id="id_claims_allowed" checked' in settings
+    assert 'class="notice error"' not in html  # said once, where it is mended
+    match.refresh_from_db()
+    assert (match.line, match.tie_rule, match.claims_allowed) == (21, "higher_total", False)
 
 
 def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match, sheet_url):
