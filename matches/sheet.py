@@ -9,7 +9,6 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import Case, OuterRef, Prefetch, Q, Subquery, When
-from django.forms.utils import ErrorDict
 from django.http import HttpRequest, QueryDict
 from django.middleware.csp import get_nonce
 from django.middleware.csrf import get_token
@@ -132,6 +131,23 @@ def load_match_at(
 
 def _revision_key(what: str, match_id: int, revision: int, *parts: str) -> str:
     return ":".join([what, str(match_id), str(revision), *parts])
+
+
+def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
+    """A deal as a phone typed it: each side's card points + declarations, and the kind with
+    the side it names when the deal was not played out. Not scored: the rules alone score.
+
+    >>> as_typed(rules.DealEntry((5, 6), (3, 0)), ("Alice", "Bob"))
+    'Alice 5 + 3, Bob 6 + 0'
+    """
+    typed = ", ".join(
+        f"{name} {entry.card_points[side]} + {entry.declared_points[side]}"
+        for side, name in enumerate(side_names)
+    )
+    if entry.side is None:
+        return typed
+    kind = dict(Deal._meta.get_field("kind").choices)[str(entry.kind)]
+    return f"{typed} ({kind}: {side_names[entry.side]})"
 
 
 def seat_names(sides: list[Side]) -> list[str]:
@@ -336,21 +352,17 @@ class Sheet:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
             refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
             notice = {**(notice or {}), "error": refused}
-        if notice and (notice.get("resent") or notice.get("same")):
-            # Those points were meant for the deal already saved, not the next one: they go
-            # to its Edit page (or are those it holds), and are not offered again here to be
-            # saved twice.
+        if notice and "conflict" in notice:
+            # Those points were meant for the deal another phone saved, almost always the same
+            # hand: they are said in the notice, with its Edit link, and not offered for the
+            # next deal, where a second tap of Save would enter that hand twice.
             form = None
         if form is not None and form.is_bound and "number" in form.data:
-            # After a conflict or an error the phone keeps what it typed, for the next deal.
-            conflict = bool(notice and "conflict" in notice)
+            # After an error (or a count of the pile) the phone keeps what it typed. The errors
+            # are those found already: a count (no save) has none.
             data = form.data.copy()
             data["number"] = self.outcome.next_number
-            if conflict:
-                data["key"] = secrets.token_urlsafe(16)
-            # The errors found already, not those of validating again: a count (no save)
-            # has none, and after a conflict what was typed is kept, not judged.
-            errors = ErrorDict() if conflict else form.errors
+            errors = form.errors
             form = self.deal_form(data)
             form._errors = errors
         return {

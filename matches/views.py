@@ -65,7 +65,15 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Deal, Match, Side, Status, Table
-from matches.sheet import Sheet, history, is_htmx, load_match, load_match_at, sheet_page
+from matches.sheet import (
+    Sheet,
+    as_typed,
+    history,
+    is_htmx,
+    load_match,
+    load_match_at,
+    sheet_page,
+)
 from matches.stats import cached_table_stats
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -623,10 +631,16 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         except rules.DealInvalid as invalid:
             add_rule_errors(form, invalid)
         except services.DealConflict as conflict:
-            # Both phones entered the same deal: nothing is kept to be saved a second time.
-            same = conflict.deal.entry() == form.cleaned_data["entry"]
-            notice = {"conflict": conflict.deal, "resent": conflict.resent, "same": same}
-            return _sheet_response(request, match, form=form, notice=notice)
+            # Both phones entered the same deal: what this one typed is said, not kept to be
+            # saved a second time.
+            entry = form.cleaned_data["entry"]
+            notice = {
+                "conflict": conflict.deal,
+                "resent": conflict.resent,
+                "same": conflict.deal.entry() == entry,
+                "yours": as_typed(entry, form.side_names),
+            }
+            return _sheet_response(request, match, notice=notice)
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
         else:

@@ -471,17 +471,26 @@ def test_a_draft_of_another_deal_is_not_put_into_this_one(new_phone):
     expect(first.locator("#id_card_points_0")).to_have_value("")
 
 
-def test_points_kept_from_a_conflict_are_not_put_back_without_their_warning(phone):
+def test_points_refused_by_a_conflict_are_said_and_never_offered_for_the_next_deal(phone):
     create_table_and_match(phone)
     phone.locator("#id_card_points_0").fill("6")
     phone.locator("#id_declared_points_0").fill("3")
+    draft_kept(phone)
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
     services.record_deal(match=Match.objects.get(), number=1, entry=entry)  # another phone
     phone.get_by_role("button", name="Save deal").click()
-    expect(phone.locator("#conflict")).to_contain_text("Deal 1 was just entered on another phone")
-    expect(phone.locator("#id_card_points_0")).to_have_value("6")  # kept, with the warning
-    draft_kept(phone)
-    phone.reload()  # the warning is gone: so are the points
+    conflict = phone.locator("#conflict")
+    expect(conflict).to_contain_text("Deal 1 was just entered on another phone")
+    yours = "Yours were not saved: Alice & Carla 6 + 3, Beppe & Dino 5 + 0"
+    expect(conflict).to_contain_text(yours)
+    # Deal 2's form is blank: one more tap of Save would have entered that hand twice.
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    expect(phone.locator("#id_card_points_0")).to_have_value("")
+    # The notice leads to the deal that was saved, to put them there if they are the right ones.
+    conflict.get_by_role("link", name="Edit deal 1").click()
+    expect(phone.locator("#id_card_points_0")).to_have_value("8")
+    phone.get_by_role("link", name="Back to the sheet").click()
+    phone.reload()  # neither a link nor a reload brings them back
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
     phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")

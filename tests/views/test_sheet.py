@@ -119,9 +119,16 @@ def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_u
     html = scorer.post(deal_url, deal_data(a="5", b="6", key="phone-b"), **HX).content.decode()
     assert "Deal 1 was just entered on another phone." in html
     assert Deal.objects.count() == 1
+    # What this phone typed is said, with the way to put it there; it is not offered for
+    # deal 2, where a second tap of Save would enter the same hand twice.
+    assert (
+        "Yours were not saved: Alice &amp; Carla 5 + 3, Beppe &amp; Dino 6 + 0. "
+        "If they are the right ones, edit deal 1."
+    ) in html
+    assert '/deals/1/edit">Edit deal 1</a>' in html
     assert 'name="number" id="deal-number" value="2"' in html
-    assert 'value="5"' in html
-    assert "kept below for the next deal: check it before saving; if it was this same" in html
+    assert 'id="id_card_points_0" value=""' in html
+    assert 'id="typing" value="0"' in html
 
 
 def test_a_second_phone_that_typed_the_very_same_deal_keeps_nothing_to_save_twice(scorer, deal_url):
@@ -139,8 +146,8 @@ def test_a_conflict_on_the_deal_that_decides_the_match_keeps_nothing_for_later(s
     scorer.post(deal_url, deal_data(number=1, key="a-1"), **HX)
     scorer.post(deal_url, deal_data(number=2, key="a-2"), **HX)  # 22 to 6: decided
     html = scorer.post(deal_url, deal_data(number=2, a="5", b="6", key="b-2"), **HX).text
-    assert "What you typed was not saved: there is no next deal to enter." in html
-    assert "kept below" not in html
+    assert "Yours were not saved: Alice &amp; Carla 5 + 3" in html
+    assert 'id="deal-form"' not in html
 
 
 def test_the_end_match_button_appears_only_once_decided(scorer, sheet_url, deal_url):
