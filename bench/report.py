@@ -189,6 +189,11 @@ compare each view with the floor measured just before it.
   writes deal 18 into a match of its own that holds 17 deals (a seeded pool), so no save
   conflicts with another; the phone showed that sheet as it stood, so the answer holds what
   the deal changes (the next entry form, the notice, the totals, the new row, the chart).
+  The **bare save** (bench/bare.py) is measured the same way on a second server that mounts
+  it at the save's address: only what no save can do without, in plain SQL (the links
+  checked, the match locked, its deals read, the deal and its log entry inserted, the
+  revision bumped), no form, no rule, a constant answer. It has no budget: no save can be
+  faster, so its ratio is the part of the save's budget the machine itself takes.
 - **Phones**: {tables} tables of {per_table} phones for {seconds} s. Each phone opens
   its table's sheet, polls it every {poll:.0f} s (`?poll=1&number=N&typing=0` with
   `If-None-Match`, as the sheet's script does; the page itself polls every 3 s) and about

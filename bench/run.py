@@ -22,7 +22,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import phones
@@ -223,22 +223,46 @@ def latency(port: int, seeded: dict, work: Path) -> list[dict]:
     wrk(port, floor, WARM_SECONDS, floor.args)
     rows = []
     for endpoint in views:
-        wrk(port, endpoint, WARM_SECONDS, endpoint.warm_args or endpoint.args)
-        rounds = []
-        for number in range(ROUNDS):
-            base = wrk(port, floor, FLOOR_SECONDS, floor.args)
-            result = wrk(port, endpoint, WRK_SECONDS, endpoint.arguments(number))
-            rounds.append((_row(endpoint, result, base), _row(floor, base, base)))
-        rounds.sort(key=lambda pair: pair[0]["ratio"])
-        row, base = rounds[len(rounds) // 2]
-        row["ratios"] = [view["ratio"] for view, _ in rounds]
-        # An unexpected answer in any round counts, whichever round is kept.
-        row["bad"] = sum(view["bad"] for view, _ in rounds)
-        row["exhausted"] = sum(view["exhausted"] for view, _ in rounds)
+        row, base = _rounds(port, floor, endpoint)
         if not rows:
             rows.append(base)
         rows.append(row)
     return rows
+
+
+def bare_save(port: int, seeded: dict, work: Path) -> dict:
+    """The bare save (bench/bare.py) under wrk as the save is, on a server that mounts it.
+
+    It numbers its deal itself, so the pool's matches, which the real save has used, serve
+    again, as many times as the round asks."""
+    floor, *views = endpoints(port, seeded, work)
+    save = next(endpoint for endpoint in views if endpoint.name == "save")
+    bare = replace(
+        save,
+        name="bare save",
+        shows="the least a save can cost: its SQL, a constant answer (bench/bare.py)",
+        warm_args=(*save.warm_args, "again"),
+        round_args=tuple((*args, "again") for args in save.round_args),
+    )
+    wrk(port, floor, WARM_SECONDS, floor.args)
+    return _rounds(port, floor, bare)[0]
+
+
+def _rounds(port: int, floor: Endpoint, endpoint: Endpoint) -> tuple[dict, dict]:
+    """The view's row, from the round with the median ratio, and that round's floor."""
+    wrk(port, endpoint, WARM_SECONDS, endpoint.warm_args or endpoint.args)
+    rounds = []
+    for number in range(ROUNDS):
+        base = wrk(port, floor, FLOOR_SECONDS, floor.args)
+        result = wrk(port, endpoint, WRK_SECONDS, endpoint.arguments(number))
+        rounds.append((_row(endpoint, result, base), _row(floor, base, base)))
+    rounds.sort(key=lambda pair: pair[0]["ratio"])
+    row, base = rounds[len(rounds) // 2]
+    row["ratios"] = [view["ratio"] for view, _ in rounds]
+    # An unexpected answer in any round counts, whichever round is kept.
+    row["bad"] = sum(view["bad"] for view, _ in rounds)
+    row["exhausted"] = sum(view["exhausted"] for view, _ in rounds)
+    return row, base
 
 
 def _row(endpoint: Endpoint, result: dict, floor: dict) -> dict:
@@ -348,6 +372,9 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
         result["latency"] = latency(port, seeded, work)
         step(f"{PHONE_TABLES * PHONES_PER_TABLE} phones for {PHONE_SECONDS} s")
         result["phones"] = play(port, seeded)
+    step("the bare save (bench/bare.py), on a server of its own")
+    with server({**env, "DJANGO_SETTINGS_MODULE": "bare_settings"}, work / "bare.log") as port:
+        result["latency"].append(bare_save(port, seeded, work))
     played = result["phones"]
     saves = {"saves": played.pop("saves"), "sent": played.pop("sent")}
     saves["tables"] = [table["id"] for table in seeded["phones"]]
