@@ -234,15 +234,15 @@ def bare_save(port: int, seeded: dict, work: Path) -> dict:
     """The bare save (bench/bare.py) under wrk as the save is, on a server that mounts it.
 
     It numbers its deal itself, so the pool's matches, which the real save has used, serve
-    again, as many times as the round asks."""
+    again, as many times as a round asks, with keys of each run's own."""
     floor, *views = endpoints(port, seeded, work)
     save = next(endpoint for endpoint in views if endpoint.name == "save")
     bare = replace(
         save,
         name="bare save",
         shows="the least a save can cost: its SQL, a constant answer (bench/bare.py)",
-        warm_args=(*save.warm_args, "again"),
-        round_args=tuple((*args, "again") for args in save.round_args),
+        warm_args=(*save.warm_args, "bare-warm"),
+        round_args=tuple((*args, f"bare-{n}") for n, args in enumerate(save.round_args)),
     )
     wrk(port, floor, WARM_SECONDS, floor.args)
     return _rounds(port, floor, bare)[0]

@@ -1,15 +1,17 @@
 -- One endpoint under load, for bench/run.py. Arguments after wrk's "--":
 --   check STATUS                  every answer must have this status
---   save FILE NUMBER THREADS REVISION [again]
+--   save FILE NUMBER THREADS REVISION [AGAIN]
 --                                 POST deal NUMBER to a match of its own per request, the sheet
 --                                 URLs read from FILE and shared out among the THREADS threads,
 --                                 from the entry form of a sheet at REVISION (as a phone does),
 --                                 answered with what the deal changed (HX-Retarget: #entry);
 --                                 an answer must be 200 and say the deal was saved; a thread
 --                                 that has used up its URLs counts each further request as
---                                 "exhausted" (and its answer as bad: the deal is taken),
---                                 unless "again" is given (the bare save, bench/bare.py, takes
---                                 the next number of any match): then it starts them over
+--                                 "exhausted" (and its answer as bad: the deal is taken).
+--                                 With AGAIN (the bare save, bench/bare.py, which takes the
+--                                 next number of any match) it starts them over instead, and
+--                                 the idempotency keys begin with AGAIN, a name for this run
+--                                 that no other run shares: a match keeps each key once
 -- done() prints one line of JSON: counts, and latencies in microseconds.
 
 local threads = {}
@@ -26,7 +28,7 @@ function init(args)
     expected = tonumber(args[2])
     return
   end
-  number, revision, again = args[3], args[5], args[6] == "again"
+  number, revision, again = args[3], args[5], args[6]
   paths = {}
   local every, line_number = tonumber(args[4]), 0
   for line in io.lines(args[2]) do
@@ -51,7 +53,7 @@ function request()
     end
     path = paths[math.min(sent, #paths)]
   end
-  local body = "number=" .. number .. "&key=wrk-" .. id .. "-" .. sent
+  local body = "number=" .. number .. "&key=" .. (again or "wrk") .. "-" .. id .. "-" .. sent
     .. "&kind=normal&card_points_0=6&card_points_1=5&declared_points_0=0&declared_points_1=0"
     .. "&typing=0&revision=" .. revision
   return wrk.format("POST", path .. "deals", nil, body)

@@ -51,6 +51,16 @@ def _outcome_key(match: Match) -> str:
     return f"outcome:{match.pk}:{match.revision}"
 
 
+def points_as_typed(card_points: int, declared_points: int) -> str:
+    """A side's points in a deal as they are typed: card points + declarations."""
+    return f"{card_points} + {declared_points}"
+
+
+def kind_labels() -> dict[str, str]:
+    """Each kind of deal's name, in the language of the request."""
+    return dict(Deal._meta.get_field("kind").choices)
+
+
 @dataclass(frozen=True)
 class Row:
     number: int
@@ -76,7 +86,7 @@ class Row:
                 "points": self.points[i],
                 "to_line": sweep and self.side == i and self.points[i] > 0,
                 "detail": (
-                    f"{self.card_points[i]} + {self.declared_points[i]}"
+                    points_as_typed(self.card_points[i], self.declared_points[i])
                     if (self.declared_points[i] or self.kind != rules.DealKind.NORMAL)
                     and not (sweep and self.side == i)
                     else ""
@@ -141,13 +151,12 @@ def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
     'Alice 5 + 3, Bob 6 + 0'
     """
     typed = ", ".join(
-        f"{name} {entry.card_points[side]} + {entry.declared_points[side]}"
+        f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
         for side, name in enumerate(side_names)
     )
     if entry.side is None:
         return typed
-    kind = dict(Deal._meta.get_field("kind").choices)[str(entry.kind)]
-    return f"{typed} ({kind}: {side_names[entry.side]})"
+    return f"{typed} ({kind_labels()[str(entry.kind)]}: {side_names[entry.side]})"
 
 
 def seat_names(sides: list[Side]) -> list[str]:
@@ -316,7 +325,7 @@ class Sheet:
 
     def rows(self) -> list[Row]:
         names = seat_names(self.sides)
-        kinds = dict(Deal._meta.get_field("kind").choices)
+        kinds = kind_labels()
         return [
             Row(
                 number=scored.number,
@@ -352,11 +361,6 @@ class Sheet:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
             refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
             notice = {**(notice or {}), "error": refused}
-        if notice and "conflict" in notice:
-            # Those points were meant for the deal another phone saved, almost always the same
-            # hand: they are said in the notice, with its Edit link, and not offered for the
-            # next deal, where a second tap of Save would enter that hand twice.
-            form = None
         if form is not None and form.is_bound and "number" in form.data:
             # After an error (or a count of the pile) the phone keeps what it typed. The errors
             # are those found already: a count (no save) has none.

@@ -553,8 +553,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         context = sheet.poll_context(request, link_changed=former, deleted_here=deleted_here)
         response = render(request, "matches/match.html#poll", context)
     elif htmx or request.GET or former:
-        # What the phone just did (?saved=4, ?edited=2), or tried to (?gone=3: edit a deal
-        # deleted on another phone), said above the sheet. Plain digits
+        # What the phone just did (?saved=4, ?edited=2, ?ended=1), or tried to (?gone=3: edit
+        # a deal deleted on another phone), said above the sheet where it needs saying. Plain digits
         # only: "²" is a digit to str.isdigit() but not to int().
         notice = _notice(
             {
@@ -762,8 +762,18 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sides: list[Side]) -> Edi
     return form
 
 
-# What a deal's notice says was just done, as an address can say it (?deleted=4).
-SAID = ("saved", "edited", "gone", "deleted", "restored")
+# What an action says was just done, as an address can say it (?deleted=4, ?ended=1).
+SAID = (
+    "saved",
+    "edited",
+    "gone",
+    "deleted",
+    "restored",
+    "reopened",
+    "settings_saved",
+    "ended",
+    "stopped",
+)
 
 
 def _notice(done: dict) -> dict:
@@ -785,10 +795,11 @@ def _act(
     settings_form=None,
     **kwargs,
 ) -> HttpResponse:
-    """Run one match action; a refusal is shown on the sheet in words, and `done` (a notice)
-    says what happened when the change is not plain to see. Without HTMX the sheet is
-    loaded again, with what `done` says of a deal in its address (see SAID). A refused
-    change of the settings comes back as sent (`settings_form`), to be mended."""
+    """Run one match action; a refusal is shown on the sheet in words, and `done` says what
+    happened: in a notice, where the change is not plain to see. Without HTMX the sheet is
+    loaded again from an address that says it (see SAID), and so is read afresh, as this
+    change left it. A refused change of the settings comes back as sent (`settings_form`),
+    to be mended."""
     match = _match(request, token, match_id, scorer=True)
     try:
         action(match=match, by=_by(request), **kwargs)
@@ -827,19 +838,19 @@ def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -
 @table_page
 @require_POST
 def end_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    return _act(request, token, match_id, services.end_match)
+    return _act(request, token, match_id, services.end_match, done={"ended": 1})
 
 
 @table_page
 @require_POST
 def stop_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    return _act(request, token, match_id, services.stop_match)
+    return _act(request, token, match_id, services.stop_match, done={"stopped": 1})
 
 
 @table_page
 @require_POST
 def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    return _act(request, token, match_id, services.reopen_match, done={"reopened": True})
+    return _act(request, token, match_id, services.reopen_match, done={"reopened": 1})
 
 
 @table_page
@@ -860,7 +871,7 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     form = SettingsForm(request.POST)
     if not form.is_valid():  # said in the form, which keeps what was typed
         return _sheet_response(request, match, settings_form=form)
-    done = {"settings_saved": True}
+    done = {"settings_saved": 1}
     settings = form.cleaned_data
     change = services.change_settings
     return _act(request, token, match_id, change, done=done, settings_form=form, **settings)

@@ -206,15 +206,19 @@
   });
   // A form whose answer draws the page again with the same forms to fill in (the match's
   // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does.
+  // Set by that answer's swap and spent by the next content drawn: never cleared by another
+  // swap, since a poll's answer may come in between (htmx draws content once it settles).
   var keepsDrafts = false;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var elt = origin(event);
-    keepsDrafts = Boolean(event.detail.shouldSwap && elt && elt.closest &&
-      elt.closest("[data-keeps-drafts]"));
+    if (event.detail.shouldSwap && elt && elt.closest && elt.closest("[data-keeps-drafts]")) {
+      keepsDrafts = true;
+    }
   });
   document.addEventListener("htmx:load", function (event) {
     // Not htmx's first look at the page (the body), which the page's own load has seen to.
-    if (event.detail.elt !== document.body) draftsDrawn(event.detail.elt, keepsDrafts);
+    if (event.detail.elt === document.body || !event.detail.elt.isConnected) return;
+    draftsDrawn(event.detail.elt, keepsDrafts);
     keepsDrafts = false;
   });
 

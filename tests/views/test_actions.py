@@ -155,3 +155,35 @@ def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match, s
     data = deal_data(version="1", a="11", b="0", da="0", kind="cappotto", side="0")
     html = scorer.post(sheet_url + "deals/1/edit", data, HTTP_ACCEPT_LANGUAGE="en").content
     assert "the match is decided at deal 1, and deals after it are on the sheet" in html.decode()
+
+
+# Without JavaScript: what each action leaves on the sheet, in English.
+SHOWN_AFTER = {
+    "end_match": (decided, {}, "won the match (reached the line)", "End match"),
+    "stop_match": (None, {}, "Stopped at 0\u20130, undecided.", "Save deal"),
+    "reopen_match": (finished, {}, "End match", "Rematch"),
+    "change_settings": (
+        None,
+        {"line": "31", "tie_rule": "another_deal"},
+        "Line 31",
+        "Line 21",
+    ),
+}
+
+
+@pytest.mark.parametrize("url_name", SHOWN_AFTER)
+def test_without_htmx_the_sheet_after_an_action_shows_it_whatever_process_answers(
+    scorer, match, url_name, monkeypatch
+):
+    setup, data, shown, gone = SHOWN_AFTER[url_name]
+    if setup:
+        setup(match)
+    sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
+    scorer.get(sheet_url)  # this process keeps the sheet's state and its page
+    # The action goes through another process: this one's state is not told.
+    monkeypatch.setattr(services, "forget_state", lambda match_ids: None)
+    url = reverse(url_name, args=[match.table.viewer_token, match.pk])
+    location = scorer.post(url, data)["Location"]
+    page = scorer.get(location, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert shown in page
+    assert gone not in page

@@ -1,7 +1,6 @@
 """The benchmark's bare save (bench/bare.py) keeps writing what a save writes, as the schema
 changes: else `make bench` would find out only when it runs."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,11 +8,10 @@ from django.urls import clear_url_caches, reverse
 
 from matches.models import Action, Match
 
-sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))  # bare, bare_settings
-
 
 @pytest.fixture
-def bare(settings):
+def bare(settings, monkeypatch):
+    monkeypatch.syspath_prepend(Path(__file__).resolve().parents[2] / "bench")
     settings.ROOT_URLCONF = "bare"
     clear_url_caches()
     yield
