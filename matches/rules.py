@@ -120,6 +120,8 @@ _NEGATIVE_TEXT = re.compile(r"[-\u2212](?:\d++(?:[.,]\d*+)?|[.,]\d++)")
 _DECIMAL_TEXT = re.compile(
     r"(\d*+)(?:[.,]\d++|(?<=\d)[.,])|(\d*+) ?+[\u2153\u2154\u00bd\u00bc\u00be]"
 )
+# Declarations added up as the chips do (+3, +4): "3+4" and "+7" are 7.
+_SUM_TEXT = re.compile(r"\+?+ *+\d++(?: *+\+ *+\d++)*+")
 _BLANK = gettext_noop("%(label)s is empty: enter a whole number, like 7.")
 _NOT_A_NUMBER = gettext_noop("%(label)s must be a number, like 7.")
 _NOT_WHOLE = gettext_noop("%(label)s must be a whole number, like 7.")
@@ -141,8 +143,15 @@ def parse_entry(raw: object, *, field: str, label: str) -> int:
     Traceback (most recent call last):
     ...
     matches.rules.RuleError: Card points must be a whole number: each side drops its own ...
+
+    Declarations may be typed as the chips add them up:
+
+    >>> parse_entry("3 + 4", field="declared_points_0", label="Declarations")
+    7
     """
-    params = {"label": label, "max": MAX_ENTRY}
+    # Past MAX_ENTRY a number is refused unread; card points are said at their own most.
+    most = CARD_POINTS_PER_DEAL if field.startswith("card_points") else MAX_ENTRY
+    params = {"label": label, "max": most}
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         raise RuleError("blank", _BLANK, params, field=field)
     if isinstance(raw, bool):
@@ -171,6 +180,11 @@ def parse_entry(raw: object, *, field: str, label: str) -> int:
         shown = text if len(text) <= 8 else f"{text[:7]}…"
         params.update(typed=shown, whole=whole)
         raise RuleError("not_whole", _FRACTION_DROPPED, params, field=field)
+    if field.startswith("declared_points") and _SUM_TEXT.fullmatch(text):
+        total = sum(_whole(part.strip(), params, field) for part in text.split("+") if part)
+        if total > MAX_ENTRY:
+            raise RuleError("too_large", _TOO_LARGE, params, field=field)
+        return total
     if not _DIGITS_TEXT.fullmatch(text):
         raise RuleError("not_a_number", _NOT_A_NUMBER, params, field=field)
     return _whole(text, params, field)

@@ -226,15 +226,15 @@ DROPPED = "Card points must be a whole number: each side drops its own fraction,
         ("⅓", "not_whole", DROPPED + "⅓ is 0."),
         ("7.333333333", "not_whole", DROPPED + "7.33333… is 7."),
         ("12⅓", "not_whole", "Card points must be a whole number, like 7."),  # over 11 anyway
-        ("1" * 5000 + ".5", "too_large", "Card points is too large: at most 999."),
-        ("1" * 5000 + "⅓", "too_large", "Card points is too large: at most 999."),
+        ("1" * 5000 + ".5", "too_large", "Card points is too large: at most 11."),
+        ("1" * 5000 + "⅓", "too_large", "Card points is too large: at most 11."),
         (True, "not_a_number", "Card points must be a number, like 7."),
         (float("nan"), "not_a_number", "Card points must be a number, like 7."),
         (float("inf"), "not_a_number", "Card points must be a number, like 7."),
         ([7], "not_a_number", "Card points must be a number, like 7."),
-        ("1000", "too_large", "Card points is too large: at most 999."),
-        ("9" * 5000, "too_large", "Card points is too large: at most 999."),
-        (10**100, "too_large", "Card points is too large: at most 999."),
+        ("1000", "too_large", "Card points is too large: at most 11."),
+        ("9" * 5000, "too_large", "Card points is too large: at most 11."),
+        (10**100, "too_large", "Card points is too large: at most 11."),
     ],
 )
 def test_a_bad_entry_gets_a_message_in_words(raw, code, message):
@@ -244,6 +244,16 @@ def test_a_bad_entry_gets_a_message_in_words(raw, code, message):
     assert str(caught.value) == message
     assert caught.value.field == "card_points_0"
     assert caught.value.template % caught.value.params == message
+
+
+def test_a_number_past_any_count_is_said_at_the_most_of_what_was_typed():
+    # Card points at most 11 (the limit 999 of every entry would say nothing of the deal).
+    with pytest.raises(RuleError) as cards:
+        parse_entry("9" * 20, field="card_points_1", label="Card points")
+    assert str(cards.value) == "Card points is too large: at most 11."
+    with pytest.raises(RuleError) as declared:
+        parse_entry("1000", field="declared_points_0", label="Declarations")
+    assert str(declared.value) == "Declarations is too large: at most 999."
 
 
 @given(
@@ -643,3 +653,23 @@ def test_only_card_points_are_told_to_drop_a_fraction():
     with pytest.raises(RuleError) as caught:
         parse_entry("3,5", field="declared_points_0", label="Declarations")
     assert str(caught.value) == "Declarations must be a whole number, like 7."
+
+
+@pytest.mark.parametrize(
+    ("typed", "declared"), [("3+4", 7), ("+3", 3), (" 4 + 3 ", 7), ("+3+4", 7)]
+)
+def test_declarations_may_be_typed_as_the_chips_add_them_up(typed, declared):
+    assert parse_entry(typed, field="declared_points_1", label="Declarations") == declared
+
+
+@pytest.mark.parametrize("typed", ["3++4", "3+", "+", "3 4"])
+def test_a_sum_of_declarations_half_typed_is_refused(typed):
+    with pytest.raises(RuleError) as caught:
+        parse_entry(typed, field="declared_points_1", label="Declarations")
+    assert str(caught.value) == "Declarations must be a number, like 7."
+
+
+def test_card_points_are_one_number_not_a_sum():
+    with pytest.raises(RuleError) as caught:
+        parse_entry("3+4", field="card_points_0", label="Card points")
+    assert caught.value.code == "not_a_number"
