@@ -375,6 +375,15 @@ def parse_document(raw: bytes | str) -> dict:
     except UnicodeDecodeError:
         raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
     except json.JSONDecodeError as error:
+        if error.pos == 0 and _looks_like_csv(error.doc):
+            raise ImportInvalid(
+                [
+                    gettext(
+                        "This is a spreadsheet (CSV) file: a table is restored from its JSON "
+                        "export, the file that ends in .json."
+                    )
+                ]
+            ) from None
         where = {"line": error.lineno, "column": error.colno}
         raise ImportInvalid(
             [gettext("The file is not valid JSON (line %(line)s, column %(column)s).") % where]
@@ -384,6 +393,12 @@ def parse_document(raw: bytes | str) -> dict:
     if not isinstance(document, dict):
         raise ImportInvalid([_not_an_export()])
     return document
+
+
+def _looks_like_csv(text: str) -> bool:
+    """A first line of several cells, as the CSV export's header is (in either language)."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    return max(first.count(","), first.count(";")) >= 2
 
 
 def _refuse_constant(name: str) -> float:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.db import transaction
+from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -470,6 +471,20 @@ def test_a_file_that_is_not_json_is_refused_in_words():
         with pytest.raises(ImportInvalid) as invalid:
             parse_document(raw)
         assert invalid.value.messages[0].startswith(message)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "it"])  # Italian cells are split at semicolons
+def test_the_csv_export_given_to_restore_a_table_is_told_apart_from_a_broken_file(language):
+    table = build_evening()
+    with translation.override(language):
+        csv_export = "".join(exports.table_csv_rows(table))
+    with pytest.raises(ImportInvalid) as invalid:
+        parse_document(csv_export.encode())
+    assert invalid.value.messages == [
+        "This is a spreadsheet (CSV) file: a table is restored from its JSON export, the file "
+        "that ends in .json."
+    ]
 
 
 def test_an_unclosed_string_of_escaped_quotes_is_refused_in_one_pass():

@@ -146,7 +146,7 @@ def test_a_match_decided_but_never_ended_is_pointed_out_where_it_is_missed(joine
     assert "A match is decided but was never ended: it counts here once someone taps" in stats
     assert f'href="{reverse("table", args=[table.viewer_token])}#matches"' in stats
     assert (
-        'won by <span class="clip">Alice &amp; Carla</span> · <em>not ended yet</em>'
+        'decided for <span class="clip">Alice &amp; Carla</span> · <em>waiting for End match</em>'
         in phone.get(reverse("table", args=[table.viewer_token]), **en).text
     )
     services.end_match(match=forgotten)
