@@ -324,6 +324,15 @@ class EntryField(forms.CharField):
         super().__init__(required=False, widget=forms.TextInput(attrs=NUMERIC), **kwargs)
 
 
+def entry_data(entry: rules.DealEntry) -> dict[str, str]:
+    """What a phone sends for `entry`, to put a deal in a form again."""
+    data = {"kind": str(entry.kind), "side": "" if entry.side is None else str(entry.side)}
+    for side in (0, 1):
+        data[f"card_points_{side}"] = str(entry.card_points[side])
+        data[f"declared_points_{side}"] = str(entry.declared_points[side])
+    return data
+
+
 class DealForm(FormWideErrors, forms.Form):
     """One deal: per side its card points and declarations, the kind and the sweeping side."""
 

@@ -16,7 +16,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
 from matches import rules
-from matches.forms import DealForm, SettingsForm
+from matches.forms import DealForm, SettingsForm, entry_data
 from matches.models import Action, Deal, Match, Side, Status, Table
 
 _STATE_SQL = (
@@ -361,6 +361,10 @@ class Sheet:
             # Another phone decided or ended the match meanwhile: no form to show the refusal on.
             refused = " ".join(str(error) for errors in form.errors.values() for error in errors)
             notice = {**(notice or {}), "error": refused}
+        if notice and "undone" in notice and self.open_for_deals:
+            # A deal taken back (Undo): its points are in the form again, to be corrected.
+            data = {**entry_data(notice["undone"]), "key": secrets.token_urlsafe(16)}
+            form = self.deal_form({**data, "number": self.outcome.next_number})
         if form is not None and form.is_bound and "number" in form.data:
             # After an error (or a count of the pile) the phone keeps what it typed. The errors
             # are those found already: a count (no save) has none.

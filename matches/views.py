@@ -60,6 +60,7 @@ from matches.forms import (
     SettingsForm,
     TableForm,
     add_rule_errors,
+    entry_data,
     rule_messages,
     too_large_upload,
 )
@@ -679,16 +680,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
         return _done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
     sides = list(match.sides.all())
-    initial = {
-        "number": deal.number,
-        "version": deal.version,
-        "kind": deal.kind,
-        "side": deal.side,
-        "card_points_0": deal.card_points_0,
-        "card_points_1": deal.card_points_1,
-        "declared_points_0": deal.declared_points_0,
-        "declared_points_1": deal.declared_points_1,
-    }
+    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry())}
     form = EditDealForm(
         _posted(request),
         initial=initial,
@@ -821,11 +813,17 @@ def _act(
 @table_page
 @require_POST
 def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    """Delete the last deal; Undo (a deal just saved) also puts its points back in the form,
+    to be corrected and saved again."""
+    done = {"deleted": number}
+
     def delete(*, match: Match, by: str) -> None:
         logged = services.delete_last_deal(match=match, number=number, by=by)
         request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
+        if "undo" in request.POST:
+            done["undone"] = Deal.entry_from_values(logged.old)
 
-    return _act(request, token, match_id, delete, done={"deleted": number})
+    return _act(request, token, match_id, delete, done=done)
 
 
 @table_page

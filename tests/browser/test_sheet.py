@@ -403,16 +403,22 @@ def test_what_was_typed_comes_back_after_a_change_of_language(phone):
     expect(phone.locator("#id_declared_points_1")).to_have_value("")
 
 
-def test_points_the_phone_saw_go_do_not_come_back(phone):
+def test_undo_gives_back_the_deal_it_takes_back_not_what_was_typed_for_the_next(phone):
     create_table_and_match(phone)
     enter_deal(phone, 8, da="3")
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
     phone.locator("#id_card_points_0").fill("7")
     draft_kept(phone)
-    phone.get_by_role("button", name="Undo").click()  # deal 1 undone: a blank form for it
+    phone.get_by_role("button", name="Undo").click()  # deal 1 taken back, into the form
     expect(phone.get_by_role("heading", name="Deal 1")).to_be_visible()
-    phone.get_by_role("button", name="Restore").click()  # deal 1 back: a blank form for 2
+    expect(phone.locator("#id_card_points_0")).to_have_value("8")  # deal 1's, not the 7
+    expect(phone.locator("#id_declared_points_0")).to_have_value("3")
+    phone.reload()  # what the form holds now is the draft
+    expect(phone.locator("#id_card_points_0")).to_have_value("8")
+    phone.locator("#id_card_points_0").fill("6")  # corrected
+    phone.get_by_role("button", name="Save deal").click()
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    assert Deal.objects.get().card_points_0 == 6
     phone.reload()
     phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")

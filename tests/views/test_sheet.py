@@ -376,6 +376,29 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
     ) in html
 
 
+def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet_url, deal_url):
+    saved = scorer.post(deal_url, deal_data(a="8", da="3", key="phone-a"), **HX).text
+    assert '<input type="hidden" name="undo" value="1">' in saved  # the saved notice's Undo
+    html = scorer.post(sheet_url + "deals/1/delete", {"undo": "1"}, **HX).text
+    assert not Deal.objects.exists()
+    assert "Deal 1 taken back: its points are in the form, to correct and save again." in html
+    assert "Restore" not in html  # Save deal puts it back as it was
+    assert 'id="id_card_points_0" value="8"' in html
+    assert 'id="id_card_points_1" value="3"' in html
+    assert 'id="id_declared_points_0" value="3"' in html
+    assert 'id="typing" value="1"' in html  # the polls leave it alone
+    key = re.search(r'name="key" value="([^"]+)"', html)[1]
+    assert key != "phone-a"  # a new deal: saving it again must not find the old one's key
+    scorer.post(deal_url, deal_data(a="7", b="4", key=key), **HX)
+    assert Deal.objects.get().card_points_0 == 7
+
+
+def test_delete_deal_deletes_without_giving_the_points_back(scorer, sheet_url, worked):
+    html = scorer.post(sheet_url + "deals/1/delete", **HX).text
+    assert "Deal 1 deleted. The match history keeps it." in html and "Restore" in html
+    assert 'id="id_card_points_0" value=""' in html
+
+
 def test_a_long_side_name_is_clipped_not_breaking_the_layout(scorer, match, sheet_url):
     match.sides.filter(position=0).update(name="Alessandra " * 7)
     html = scorer.get(sheet_url, **EN).content.decode()
