@@ -350,6 +350,10 @@ def test_the_new_match_form_names_the_seats_and_hides_partners_for_two_players(p
     expect(phone.locator(".seat-3")).to_be_hidden()
     expect(phone.get_by_text("partners opposite", exact=False)).to_be_hidden()
     expect(phone.get_by_text("The two players deal in turn.")).to_be_visible()
+    # Each side is one player: no "first player" of a side without a second.
+    expect(phone.get_by_role("combobox", name="Player", exact=True)).to_have_count(2)
+    phone.get_by_label("Four players, two a side").check()
+    expect(phone.get_by_role("combobox", name="First player", exact=True)).to_have_count(2)
 
 
 def test_the_seats_keep_their_names_when_the_form_comes_back_with_an_error(phone):
