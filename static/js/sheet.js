@@ -86,7 +86,11 @@
     }
   });
   document.addEventListener("change", function (event) {
-    if (event.target.name === "kind" && form() && form().contains(event.target)) fillIn();
+    if (event.target.name !== "kind" || !form() || !form().contains(event.target)) return;
+    fillIn();
+    // A sweep or a claim asks which side: brought into sight, above the sticky Save.
+    var choice = form().querySelector(".side-choice");
+    if (kind() !== "normal" && choice) choice.scrollIntoView({ block: "nearest" });
   });
 
   // Declaration chips add to the field; "Clear" empties it.

@@ -397,11 +397,11 @@ def test_what_was_typed_comes_back_after_a_change_of_language(phone):
     phone.get_by_role("button", name="Salva smazzata").click()
     expect(phone.get_by_role("heading", name="Smazzata 3")).to_be_visible()
     assert Deal.objects.get(number=2).points == (7, 7)
-    # Sent, it is forgotten: undone, deal 2's form is blank, and stays blank drawn again.
-    phone.get_by_role("button", name="Annulla").click()
-    expect(phone.get_by_role("heading", name="Smazzata 2")).to_be_visible()
+    # Sent, it is forgotten: no draft is kept, and deal 3's form stays blank drawn again.
+    drafts = "Object.keys(sessionStorage).filter(key => key.startsWith('draft:'))"
+    assert phone.evaluate(drafts) == []
     change_language(phone, "en")
-    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
     phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")
     expect(phone.locator("#id_declared_points_1")).to_have_value("")
@@ -556,20 +556,41 @@ def test_the_new_match_form_keeps_its_names_through_a_change_of_language(phone):
     expect(phone.get_by_label("Anna", exact=True)).to_be_checked()
 
 
-def test_enter_in_the_count_counts_and_saves_nothing(phone):
+def test_enter_in_the_count_counts_and_saves_nothing(new_phone):
     """A phone keypad's Go key in the count's last field: it must count, not save."""
+    phone = new_phone(viewport={"width": 360, "height": 740})
     create_table_and_match(phone)
+    enter_deal(phone, 8, da="3")  # mid-evening: the sheet above the form has grown
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
     phone.get_by_text("Count the pile").click()
     phone.get_by_label("Aces", exact=True).fill("2")
     phone.get_by_label("Figures", exact=True).fill("9")
     phone.get_by_label("Figures", exact=True).press("Enter")
     expect(phone.locator("#id_card_points_0")).to_have_value("5")  # 2 + 9/3, no last trick
     expect(phone.locator("#id_card_points_1")).to_have_value("6")
-    assert Deal.objects.count() == 0
+    assert Deal.objects.count() == 1
     # Said, where focus goes (a screen reader heard nothing when focus fell to the page).
     expect(phone.locator("#counted")).to_be_focused()
     expect(phone.locator("#counted")).to_have_text(
         "Card points filled in from the count: check them, then save the deal."
+    )
+    expect(phone.locator("#id_card_points_0")).to_be_in_viewport()  # what it filled in
+
+
+def test_a_sweep_brings_its_side_into_sight_above_the_sticky_save(new_phone):
+    phone = new_phone(viewport={"width": 360, "height": 740})
+    create_table_and_match(phone)
+    cappotto = phone.locator("#deal-form .kind label.chip", has_text="Cappotto")
+    # Scrolled as a thumb leaves it: the chip just above the Save that sticks to the foot.
+    cappotto.evaluate("chip => scrollBy(0, chip.getBoundingClientRect().bottom - innerHeight + 90)")
+    cappotto.evaluate("chip => chip.click()")  # a tap, where the page stands (check() scrolls)
+    last_side = phone.locator(".side-choice .chip").last
+    expect(last_side).to_be_in_viewport()
+    save = phone.get_by_role("button", name="Save deal")
+    phone.wait_for_timeout(100)
+    assert (
+        last_side.bounding_box()["y"] + last_side.bounding_box()["height"]
+        <= (save.bounding_box()["y"])
     )
 
 
