@@ -569,10 +569,13 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         # Read afresh: the phone may come from a change it made through another process,
         # whose revision the state kept here (STATE_SECONDS) has not seen yet.
         sheet = _sheet(request, token, match_id, scorer)
-        if "deleted" in notice:  # said with Restore: only while it can be restored
+        if "deleted" in notice or "gone" in notice:  # said with Restore while it can be
             deleted = sheet.match.restorable_deletion()
-            if deleted is None or deleted.deal_number != notice["deleted"]:
+            number = deleted.deal_number if deleted is not None else None
+            if notice.get("deleted", number) != number:
                 del notice["deleted"]
+            # The deal an edit was for, deleted on another phone: said so, with Restore.
+            notice["gone_restorable"] = "gone" in notice and notice["gone"] == number
         return _sheet_response(request, sheet.match, notice=notice, sheet=sheet)
     else:
         page = sheet_page(

@@ -337,8 +337,16 @@ def test_an_edit_of_a_deal_deleted_meanwhile_says_so(scorer, match, worked):
     assert response["Location"].endswith("/?gone=1")
     assert not Deal.objects.filter(pk=deal.pk).exists()
     html = scorer.get(response["Location"], **EN).content.decode()
-    assert "There is no deal 1 on the sheet now: another phone may have deleted it." in html
+    assert (
+        "Deal 1 was deleted on another phone, so your change was not saved. The match history "
+        "keeps it."
+    ) in html
+    assert f'action="/t/{match.table.viewer_token}/m/{match.pk}/deals/1/restore"' in html
     assert scorer.get(url)["Location"].endswith("/?gone=1")  # the page itself, opened late
+    # Once it cannot be put back (say, a crafted address), the notice offers nothing.
+    html = scorer.get(response["Location"].replace("gone=1", "gone=7"), **EN).text
+    assert "There is no deal 7 on the sheet now: another phone may have deleted it." in html
+    assert "/restore" not in html
 
 
 @pytest.mark.parametrize(
