@@ -61,6 +61,15 @@ def kind_labels() -> dict[str, str]:
     return dict(Deal._meta.get_field("kind").choices)
 
 
+class Notice(dict):
+    """What the sheet says above the deals (saved, deleted, a conflict ...): None for what it
+    does not say. The template asks for every kind of notice, and a missing key costs Django's
+    templates an exception and a dir() of the dict each time, on every save and poll."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
 @dataclass(frozen=True)
 class Row:
     number: int
@@ -392,7 +401,7 @@ class Sheet:
             # sent back (refused) shows what was typed, open.
             "settings_form": self.settings_form if settings_form is None else settings_form,
             "settings_open": settings_form is not None,
-            "notice": notice or {},
+            "notice": Notice(notice or {}),
             "next_dealer": names[self.outcome.next_dealer],
             **self._decided_by(),
             "chart": self.chart,
