@@ -2,8 +2,10 @@
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from matches import rules, services
+from matches.models import Match
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -114,3 +116,26 @@ def test_at_320_px_the_stats_keep_each_name_in_sight_while_the_figures_scroll(ne
     # The name covers the figures passing under it: nothing shows through.
     assert name.evaluate("cell => getComputedStyle(cell).backgroundColor") != "rgba(0, 0, 0, 0)"
     assert phone.evaluate("document.documentElement.scrollWidth") <= 320
+
+
+def test_each_copy_button_says_which_link_it_copies(new_phone):
+    phone = new_phone()
+    base = pages_to_check(phone)[2]
+    phone.goto(base)
+    for name in ("Copy Scorer link", "Copy View-only link"):
+        assert phone.get_by_role("button", name=name, exact=True).count() == 1
+
+
+def test_a_screen_reader_can_go_from_section_to_section_of_the_sheet(new_phone):
+    phone = new_phone()
+    sheet = pages_to_check(phone)[5]  # a match whose two deals decided it
+    match = Match.objects.get(pk=sheet.rstrip("/").rsplit("/", 1)[1])
+    services.delete_last_deal(match=match, number=2)  # in progress again
+    phone.goto(sheet)
+    headings = phone.get_by_role("heading", level=2).all_inner_texts()
+    names = [name.strip() for name in headings]  # visually hidden ones too
+    assert names == ["Score", "Deal 2", "Deals", "Match settings", "History of changes"]
+    settings = phone.get_by_role("heading", name="Match settings")
+    expect(settings).to_be_visible()
+    settings.click()  # the summary still opens its section
+    expect(phone.get_by_role("heading", level=3, name="The evening is over?")).to_be_visible()

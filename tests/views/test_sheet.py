@@ -429,6 +429,15 @@ def test_the_scoreboard_shows_a_pair_a_player_a_line_so_a_long_name_hides_no_par
     assert '<span class="side-name">Alice</span>' in html.content.decode()
 
 
+def test_the_deals_head_a_pair_a_player_a_line_too(scorer, sheet_url, worked):
+    html = scorer.get(sheet_url, **EN).text
+    rows = html.split('<section id="rows"')[1].split("</thead>")[0]
+    assert (
+        '<th scope="col" class="side-0"><span class="side-name pair"><span class="clip">Alice'
+        '</span><span class="clip">&amp; Carla</span></span></th>'
+    ) in rows
+
+
 def test_counting_the_pile_fills_in_both_sides_card_points(scorer, deal_url):
     data = deal_data(a="", b="", da="", db="", count="1", count_side="1")
     data.update(aces="1", figures="7", last_trick="")
