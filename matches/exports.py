@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from operator import attrgetter
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy, ngettext
@@ -161,7 +161,8 @@ def _cell(value: object) -> object:
     return value
 
 
-def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
+def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
+    """The header, then a row per deal; matches numbered from `first`, oldest first."""
     # Labels in the language active now: a streamed response is read after the view returns.
     # So is the separator: where a decimal point is written as a comma (Italian), spreadsheets
     # (Excel above all) split a row at semicolons.
@@ -174,7 +175,7 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
     def rows() -> Iterator[str]:
         writer = csv.writer(_Echo(), delimiter=delimiter)
         yield writer.writerow([_cell(title) for title in header])
-        for scored in _scored_matches(matches):
+        for number, scored in enumerate(_scored_matches(matches), start=first):
             match, sides = scored.match, scored.sides
             names = seat_names(sides)
             # As spreadsheets read a date and time in any language (an offset would make it
@@ -187,14 +188,14 @@ def _csv_rows(matches: QuerySet[Match]) -> Iterator[str]:
             for deal in scored.outcome.deals:
                 entry = deal.entry
                 named = sides[entry.side].name if entry.side is not None else ""
-                row = [match.pk, date, match.line, deal.number, names[deal.dealer]]
+                row = [number, date, match.line, deal.number, names[deal.dealer]]
                 row += [kinds[entry.kind], named]
                 for i, side in enumerate(sides):
                     row += [side.name, seated[i], entry.card_points[i], entry.declared_points[i]]
                     row += [deal.points[i], deal.totals[i]]
                 yield writer.writerow([_cell(value) for value in row + ending])
             if not scored.outcome.deals:  # a match with no deal yet still has its row
-                row = [match.pk, date, match.line, "", "", "", ""]
+                row = [number, date, match.line, "", "", "", ""]
                 for i, side in enumerate(sides):
                     row += [side.name, seated[i], "", "", "", 0]
                 yield writer.writerow([_cell(value) for value in row + ending])
@@ -208,8 +209,14 @@ def table_csv_rows(table: Table) -> Iterator[str]:
 
 
 def match_csv_rows(match: Match) -> Iterator[str]:
-    """One match as CSV: a header, then one row per deal."""
-    return _csv_rows(Match.objects.filter(pk=match.pk))
+    """One match as CSV: a header, then one row per deal; numbered as in the table's CSV."""
+    return _csv_rows(Match.objects.filter(pk=match.pk), first=match_number(match))
+
+
+def match_number(match: Match) -> int:
+    """The match's number at its table: 1 for the first begun (as the table's CSV counts)."""
+    earlier = Q(started_at__lt=match.started_at) | Q(started_at=match.started_at, pk__lt=match.pk)
+    return Match.objects.filter(earlier, table_id=match.table_id).count() + 1
 
 
 # --- JSON ----------------------------------------------------------------------
@@ -298,7 +305,8 @@ def export_filename(table: Table, ext: str, match: Match | None = None) -> str:
     if match is None:
         parts.append(timezone.localdate().isoformat())
     else:
-        parts += [f"match-{match.pk}", timezone.localdate(match.started_at).isoformat()]
+        day = timezone.localdate(match.started_at).isoformat()
+        parts += [f"match-{match_number(match)}", day]
     return f"{'-'.join(parts)}.{ext}"
 
 

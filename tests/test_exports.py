@@ -181,7 +181,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert len(rows) == 1 + 2 + 2 + 2
     open_match = Match.objects.get(line=31)
     last = rows[-1]
-    assert last[0] == str(open_match.pk)
+    assert last[0] == "3"  # the table's third match, oldest first: not its id
     # A date and time as spreadsheets read one, in local time.
     assert last[1] == f"{timezone.localtime(open_match.started_at):%Y-%m-%d %H:%M}"
     # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
@@ -207,7 +207,7 @@ def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
     services.stop_match(match=match)
     rows = csv_rows(exports.table_csv_rows(table))
     assert len(rows) == 2
-    assert rows[1][0] == str(match.pk)
+    assert rows[1][0] == "1"
     assert rows[1][2:7] == ["21", "", "", "", ""]
     assert rows[1][7:13] == ["Anna", "Anna", "", "", "", "0"]
     assert rows[1][13:19] == ["Bruno", "Bruno", "", "", "", "0"]
@@ -226,11 +226,17 @@ def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
 
 
 def test_one_match_exports_as_csv_on_its_own():
+    other = services.create_table(name="Another table")
+    services.start_match(table=other, players=[["Xena"], ["Yuri"]])  # ids are not numbers
     table = build_evening()
     two = Match.objects.get(table=table, players_per_side=1)
     rows = csv_rows(exports.match_csv_rows(two))
     assert len(rows) == 1 + 2
-    assert {row[0] for row in rows[1:]} == {str(two.pk)}
+    # Numbered as in the table's CSV.
+    table_rows = csv_rows(exports.table_csv_rows(table))
+    number = next(row[0] for row in table_rows[1:] if row[4] == "Nonna 🃏" and row[3] == "1")
+    assert {row[0] for row in rows[1:]} == {number}
+    assert number != str(two.pk)
     assert [row[4] for row in rows[1:]] == ["Nonna 🃏", "سارة"]
 
 
@@ -296,11 +302,12 @@ def test_export_file_names_are_safe_and_dated():
     assert exports.export_filename(table, "csv") == f"tressette-bar-sport-caffe-etc-{today}.csv"
     emoji = services.create_table(name="🃏🍷")
     assert exports.export_filename(emoji, "json") == f"tressette-table-{today}.json"
+    services.start_match(table=emoji, players=[["Zoë"], ["Ugo"]])  # another table's match
     match = services.start_match(table=table, players=[["Alice"], ["Beppe"]])
     started = timezone.localdate(match.started_at).isoformat()
     assert (
         exports.export_filename(table, "csv", match=match)
-        == f"tressette-bar-sport-caffe-etc-match-{match.pk}-{started}.csv"
+        == f"tressette-bar-sport-caffe-etc-match-1-{started}.csv"  # its number at the table
     )
 
 
