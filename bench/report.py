@@ -227,7 +227,7 @@ def summary(results: list[dict], found, setup: dict) -> str:
         lines.append(f"{result['backend']}:")
         for r in result["latency"]:
             lines.append(
-                f"  {r['name']:<6} {r['per_second']:8,.0f} req/s  p50 {r['p50_ms']:8.2f} ms"
+                f"  {r['name']:<9} {r['per_second']:8,.0f} req/s  p50 {r['p50_ms']:8.2f} ms"
                 f"  p99 {r['p99_ms']:8.2f} ms  {r['ratio']:6.2f}x floor"
             )
         played = result["phones"]
