@@ -549,11 +549,20 @@ def _store_scores(deals: Sequence[Deal], result: rules.Outcome) -> None:
 
 
 @atomic
-def delete_last_deal(*, match: Match, number: int, by: str = "") -> Change:
+def delete_last_deal(
+    *, match: Match, number: int, by: str = "", revision: int | None = None
+) -> Change:
     """Delete the last deal, naming it: a deal another phone just added is never hit.
+    Undo also names the `revision` its phone was shown: since then, another phone may have
+    deleted that deal and entered another under its number.
     Returns the log's entry of it (a deletion the other phones are told of)."""
     match = _lock(match)
     _open(match)
+    if revision is not None and revision != match.revision:
+        raise StaleChange(
+            _("The sheet has changed since deal %(number)s was saved: check it before undoing.")
+            % {"number": number}
+        )
     last = match.deals.order_by("-number").first()
     if last is None or last.number != number:
         raise StaleChange(

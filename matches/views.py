@@ -819,11 +819,13 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
     """Delete the last deal; Undo (a deal just saved) also puts its points back in the form,
     to be corrected and saved again."""
     done = {"deleted": number}
+    undo = request.POST.get("undo")  # the revision the phone was shown, the deal just saved
+    shown = None if undo is None else int(undo) if re.fullmatch("[0-9]{1,9}", undo) else -1
 
     def delete(*, match: Match, by: str) -> None:
-        logged = services.delete_last_deal(match=match, number=number, by=by)
+        logged = services.delete_last_deal(match=match, number=number, by=by, revision=shown)
         request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
-        if "undo" in request.POST:
+        if shown is not None:
             done["undone"] = Deal.entry_from_values(logged.old)
 
     return _act(request, token, match_id, delete, done=done)

@@ -673,3 +673,10 @@ def test_card_points_are_one_number_not_a_sum():
     with pytest.raises(RuleError) as caught:
         parse_entry("3+4", field="card_points_0", label="Card points")
     assert caught.value.code == "not_a_number"
+
+
+def test_a_sum_of_declarations_longer_than_any_table_types_is_refused_unread():
+    slow = fails_after(1, "a long sum of declarations is read part by part")
+    with slow, pytest.raises(RuleError) as caught:
+        parse_entry("1+" * 1_200_000 + "1", field="declared_points_0", label="Declarations")
+    assert str(caught.value) == "Declarations must be a number, like 7."

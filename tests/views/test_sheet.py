@@ -147,7 +147,6 @@ def test_a_conflict_on_the_deal_that_decides_the_match_keeps_nothing_for_later(s
     scorer.post(deal_url, deal_data(number=2, key="a-2"), **HX)  # 22 to 6: decided
     html = scorer.post(deal_url, deal_data(number=2, a="5", b="6", key="b-2"), **HX).text
     assert "Yours were not saved: Alice &amp; Carla 5 + 3" in html
-    assert 'id="deal-form"' not in html
 
 
 def test_the_end_match_button_appears_only_once_decided(scorer, sheet_url, deal_url):
@@ -386,8 +385,10 @@ def test_undo_deletes_the_deal_just_saved_and_the_log_keeps_it(scorer, match, sh
 
 def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet_url, deal_url):
     saved = scorer.post(deal_url, deal_data(a="8", da="3", key="phone-a"), **HX).text
-    assert '<input type="hidden" name="undo" value="1">' in saved  # the saved notice's Undo
-    html = scorer.post(sheet_url + "deals/1/delete", {"undo": "1"}, **HX).text
+    revision = Match.objects.get().revision
+    # The saved notice's Undo names the sheet it was shown with.
+    assert f'<input type="hidden" name="undo" value="{revision}">' in saved
+    html = scorer.post(sheet_url + "deals/1/delete", {"undo": str(revision)}, **HX).text
     assert not Deal.objects.exists()
     assert "Deal 1 taken back: its points are in the form, to correct and save again." in html
     assert "Restore" not in html  # Save deal puts it back as it was
@@ -399,6 +400,23 @@ def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet
     assert key != "phone-a"  # a new deal: saving it again must not find the old one's key
     scorer.post(deal_url, deal_data(a="7", b="4", key=key), **HX)
     assert Deal.objects.get().card_points_0 == 7
+
+
+def test_undo_never_takes_back_a_deal_another_phone_entered_under_the_same_number(
+    scorer, sheet_url, deal_url, match
+):
+    scorer.post(deal_url, deal_data(a="8", da="3", key="phone-a"), **HX)
+    shown = Match.objects.get().revision
+    # Another phone deletes that deal 1 and enters its own deal 1, before this one's Undo.
+    services.delete_last_deal(match=match, number=1)
+    entry = rules.DealEntry(card_points=(5, 6), declared_points=(0, 0))
+    services.record_deal(match=match, number=1, entry=entry)
+    html = scorer.post(sheet_url + "deals/1/delete", {"undo": str(shown)}, **HX).text
+    assert "The sheet has changed since deal 1 was saved: check it before undoing." in html
+    assert Deal.objects.get().card_points_0 == 5
+    for garbled in ("", "²", "9" * 30):
+        scorer.post(sheet_url + "deals/1/delete", {"undo": garbled}, **HX)
+        assert Deal.objects.count() == 1
 
 
 def test_delete_deal_deletes_without_giving_the_points_back(scorer, sheet_url, worked):
