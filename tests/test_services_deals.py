@@ -1,5 +1,4 @@
 import pytest
-from django.utils import timezone
 
 from matches import rules, services
 from matches.models import Action, Change, Deal, Match, Player, Status
@@ -440,42 +439,3 @@ def test_a_match_keeps_which_side_its_deals_decide_it_for():
     sweep = entry(0, 11, kind=rules.DealKind.CAPPOTTO, side=1)  # from behind: side 2 wins
     services.record_deal(match=decided, number=2, entry=sweep)
     assert kept() == [1, None, 0]
-
-
-@pytest.mark.django_db(transaction=True)
-def test_migration_0010_names_the_side_the_stored_deals_decide_a_match_for():
-    """Run for real: the database taken back to 0009, rows written as they were, then 0010."""
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    before, after = [("matches", "0009_match_decided")], [("matches", "0010_match_decided_for")]
-    executor = MigrationExecutor(connection)
-    executor.migrate(before)
-    try:
-        old = executor.loader.project_state(before).apps
-        table = old.get_model("matches", "Table").objects.create(name="Bar")
-        OldMatch, OldDeal = old.get_model("matches", "Match"), old.get_model("matches", "Deal")
-        matches = {}
-        for name, deals in {
-            "swept": [(8, 3, "normal", None), (0, 11, "cappotto", 1)],  # side 2, from behind
-            "open": [(8, 3, "normal", None)],
-        }.items():
-            matches[name] = OldMatch.objects.create(table=table, decided=name == "swept")
-            for number, (a, b, kind, side) in enumerate(deals, start=1):
-                OldDeal.objects.create(
-                    match=matches[name], number=number, kind=kind, side=side,
-                    card_points_0=a, card_points_1=b, declared_points_0=0,
-                    declared_points_1=0, points_0=a, points_1=b,
-                )  # fmt: skip
-        matches["ended"] = OldMatch.objects.create(
-            table=table, status="finished", winner=0, end_reason="line",
-            finished_at=timezone.now(), decided=True,
-        )  # fmt: skip
-        executor = MigrationExecutor(connection)
-        executor.migrate(after)
-        new = executor.loader.project_state(after).apps.get_model("matches", "Match")
-        named = {name: new.objects.get(pk=m.pk).decided_for for name, m in matches.items()}
-        assert named == {"swept": 1, "open": None, "ended": 0}
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(executor.loader.graph.leaf_nodes())

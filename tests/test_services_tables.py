@@ -152,25 +152,3 @@ def test_a_player_merged_away_on_another_phone_is_said_so_not_written_to():
         "Carla",
         "Gianni",
     ]
-
-
-def test_a_migration_spells_old_sides_as_their_players_and_keeps_chosen_names():
-    from importlib import import_module
-
-    from django.apps import apps
-
-    migration = import_module("matches.migrations.0008_sides_spelled_as_their_players")
-    table = TableFactory()
-    pair = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
-    named = services.start_match(
-        table=table, players=[["Dino", "Alice"], ["Beppe", "Carla"]], side_names=["I Lupi", ""]
-    )
-    due = services.start_match(table=table, players=[["Elena"], ["Beppe"]])
-    # As the new-match form used to store them: the spelling typed.
-    Side.objects.filter(match=pair, position=0).update(name="alice & CARLÀ")
-    Side.objects.filter(match=due, position=1).update(name="beppe")
-    migration.spell_as_players(apps, None)
-    names = lambda match: [side.name for side in match.sides.order_by("position")]  # noqa: E731
-    assert names(pair) == ["Alice & Carla", "Beppe & Dino"]
-    assert names(named) == ["I Lupi", "Beppe & Carla"]
-    assert names(due) == ["Elena", "Beppe"]
