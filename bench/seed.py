@@ -16,7 +16,9 @@ from django.db.models import Model
 from django.utils import timezone
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Match, Player, Side, Status, Table, pair_name
+from matches.models import Action, Change, Deal, Match, Player, Side, Table, deal_document
+from matches.names import pair_name
+from matches.rules import Status
 
 SHEET_LINE = 101
 BATCH = 2000
@@ -123,20 +125,25 @@ def _match(table: Table, plan: Plan) -> Match:
 def _rows(match: Match, plan: Plan) -> tuple[list[dict], list[dict]]:
     """A match's deals and its change log, as the services would have written them."""
     deals: list[dict] = []
-    changes = [_change(match, plan.started_at, Action.MATCH_STARTED, services._settings(match))]
+    started = services._settings(match).as_dict()
+    changes = [_change(match, plan.started_at, Action.MATCH_STARTED, started)]
     at = plan.started_at
     for scored in plan.outcome.deals:
         at += timedelta(minutes=3)
-        fields = services._deal_fields(scored.entry, scored.points)
-        deal = {"match_id": match.pk, "number": scored.number, "created_at": at, **fields}
-        deals.append(deal)
-        values = Deal(**deal).values()
+        row = Deal(match_id=match.pk, number=scored.number, created_at=at)
+        row.set_scored(scored)
+        deals.append({field: getattr(row, field) for field in _DEAL_FIELDS})
+        values = deal_document(scored.number, scored.entry, scored.points)
         changes.append(_change(match, at, Action.DEAL_RECORDED, values, scored.number))
     if match.status == Status.FINISHED:
         result = {"winner": match.winner, "reason": match.end_reason}
         result["totals"] = list(plan.outcome.totals)
         changes.append(_change(match, at, Action.MATCH_ENDED, result))
     return deals, changes
+
+
+_DEAL_FIELDS = ["match_id", "number", "created_at", "kind", "side", "card_points_0",
+    "card_points_1", "declared_points_0", "declared_points_1", "points_0", "points_1"]  # fmt: skip
 
 
 def _change(match: Match, at: datetime, action: str, new: dict, number: int | None = None):

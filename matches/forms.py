@@ -1,4 +1,5 @@
-"""Parse and validate what people type. Every scoring rule is asked of `matches.rules`."""
+"""Read what people type: text into whole numbers, names and choices; then ask `matches.rules`
+and say what they refuse beside the field it is about."""
 
 import re
 import unicodedata
@@ -9,99 +10,133 @@ from django.utils.translation import gettext as translate
 from django.utils.translation import gettext_lazy as _
 
 from matches import rules
-from matches.models import (
-    NAME_MAX,
-    SIDE_NAME_MAX,
-    TABLE_NAME_MAX,
-    DealKind,
-    Player,
-    TieRule,
-    name_key,
-)
+from matches.models import DEAL_KINDS, NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, TIE_RULES, Player
+from matches.names import hides_something, name_key, side_name
 
-ZWJ = "\u200d"
-# The numeric keypad, with no `pattern`: the browser would refuse "7⅓" or " 7" with its own
-# bubble, in its own language, before the app could read or explain them.
-NUMERIC = {"inputmode": "numeric", "autocomplete": "off", "size": "3"}
+MAX_ENTRY = 999  # past this a typed number is refused unread
+STALE_PAGE = _("This page is out of date: reload it and try again.")
 
 
-# The fields of one side's column, which its name heads.
-SIDE_FIELDS = ("card_points_", "declared_points_")
-
-
-def rule_error(error: rules.RuleError, *, in_column: bool = False) -> ValidationError:
-    """A rules message, translated into the language of the request. Shown `in_column`, under
-    a field of the side's own column, it does not name the side again ("Alice & Carla: card
-    points cannot…" is "Card points cannot…" there): a long name ran to lines of its own."""
+def rule_message(error: rules.RuleError, *, in_column: bool = False) -> str:
+    """A rules message in the language of the request. Under a field of a side's own column
+    it does not name the side again ("Alice & Carla: card points cannot…" is "Card points
+    cannot…" there): a long name ran to lines of its own."""
     template = translate(error.template)
     if in_column and template.startswith("%(side)s: "):
         template = template.removeprefix("%(side)s: ")
         template = template[:1].upper() + template[1:]
-    return ValidationError(template, code=error.code, params=error.params)
-
-
-def add_rule_errors(form: forms.Form, invalid: rules.DealInvalid) -> None:
-    for error in invalid.errors:
-        field = error.field if error.field in form.fields else None
-        in_column = field is not None and field.startswith(SIDE_FIELDS)
-        form.add_error(field, rule_error(error, in_column=in_column))
+    return template % error.params
 
 
 def rule_messages(invalid: rules.DealInvalid) -> str:
-    """Every broken rule in words, translated, for a refusal shown away from a form: naming
-    the deal, which the page may not show (new settings can break a deal far up the sheet)."""
-    said = " ".join(message for error in invalid.errors for message in rule_error(error).messages)
+    """Every broken rule of a deal in words, naming the deal, for a refusal shown away from a
+    form (new settings can break a deal far up the sheet)."""
+    said = " ".join(rule_message(error) for error in invalid.errors)
     number = invalid.errors[0].deal_number if invalid.errors else None
     if number is None:
         return said
-    return _("Deal %(number)s: %(message)s") % {"number": number, "message": said}
+    return translate("Deal %(number)s: %(message)s") % {"number": number, "message": said}
 
 
-STALE_PAGE = _("This page is out of date: reload it and try again.")
+# --- Numbers -----------------------------------------------------------------------------
+
+# Digits of any script (\d is Unicode's decimal digits, which int() reads): a phone's keypad
+# may type a full-width or an Arabic-Indic 7.
+_DIGITS = re.compile(r"\d+")
+# Each digit can be matched one way only (possessive runs): a long string that fails to
+# match is refused in one pass.
+_NEGATIVE = re.compile(r"[-\u2212](?:\d++(?:[.,]\d*+)?|[.,]\d++)")
+# A whole part and a fraction: 7.33, 7,5, .5, 7⅓, 7 ⅔, 7½.
+_DECIMAL = re.compile(r"(\d*+)(?:[.,]\d++|(?<=\d)[.,])|(\d*+) ?+[\u2153\u2154\u00bd\u00bc\u00be]")
+# Declarations added up as the chips do (+3, +4): "3+4" and "+7" are 7.
+_SUM = re.compile(r"\+?+ *+\d++(?: *+\+ *+\d++)*+")
+NUMBER_MESSAGES = {
+    "blank": _("%(label)s is empty: enter a whole number, like 7."),
+    "not_a_number": _("%(label)s must be a number, like 7."),
+    "not_whole": _("%(label)s must be a whole number, like 7."),
+    "fraction_dropped": _(
+        "%(label)s must be a whole number: each side drops its own fraction, so %(typed)s is "
+        "%(whole)s."
+    ),
+    "negative": _("%(label)s cannot be negative."),
+    "too_large": _("%(label)s is too large: at most %(max)s."),
+}
 
 
-class FormWideErrors:
-    """Errors of fields the page has no message slot for become the whole form's.
+def read_number(text: str, *, label: str, most: int = MAX_ENTRY, card_points: bool = False,
+                sums: bool = False) -> int:  # fmt: skip
+    """A whole number as typed on a phone, or a ValidationError in words. Past MAX_ENTRY it
+    is refused unread, said at `most` (the rules say what else is too many); `card_points`
+    says a fraction is dropped (7⅓ is 7); `sums` reads "3+4" as 7.
 
-    Hidden fields fail only on a page from an older version or one tampered with: that is
-    said in words. Radio choices fail only so too; their own messages name the choice.
+    >>> read_number(" 07 ", label="Card points")
+    7
+    >>> read_number("3 + 4", label="Declarations", sums=True)
+    7
     """
+    params: dict[str, object] = {"label": label, "max": most}
 
-    form_wide: tuple[str, ...] = ()
+    def refuse(code: str) -> ValidationError:
+        return ValidationError(NUMBER_MESSAGES[code], code=code, params=params)
 
-    def _post_clean(self) -> None:
-        super()._post_clean()
-        for name in self.form_wide:
-            errors = self._errors.pop(name, None)
-            if not errors:
-                continue
-            for message in [STALE_PAGE] if self.fields[name].widget.is_hidden else errors:
-                if message not in self.non_field_errors():
-                    self.add_error(None, message)
+    text = text.strip()
+    if not text:
+        raise refuse("blank")
+    if _NEGATIVE.fullmatch(text):
+        raise refuse("negative")
+    if fraction := _DECIMAL.fullmatch(text):
+        whole = _whole(fraction[1] or fraction[2] or "", MAX_ENTRY, refuse)
+        if not card_points or whole > most:
+            raise refuse("not_whole")
+        params.update(typed=text if len(text) <= 8 else f"{text[:7]}…", whole=whole)
+        raise refuse("fraction_dropped")
+    # A sum longer than any table types is not read (a huge one took most of a second).
+    if sums and len(text) <= 64 and _SUM.fullmatch(text):
+        total = sum(_whole(part.strip(), MAX_ENTRY, refuse) for part in text.split("+") if part)
+        if total > MAX_ENTRY:
+            raise refuse("too_large")
+        return total
+    if not _DIGITS.fullmatch(text):
+        raise refuse("not_a_number")
+    return _whole(text, MAX_ENTRY, refuse)
 
 
-EMOJI_BLOCKS = (0x1F000, 0x1FAFF)  # Mahjong tiles to Symbols and Pictographs Extended-A
-# The flags of England, Scotland and Wales: a black flag, tag letters, a cancel tag.
-_TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+def _whole(digits: str, most: int, refuse) -> int:
+    """Digits (of any script, leading zeros too) as a number up to `most`; "" is 0."""
+    start = 0  # past the leading zeros, of any script
+    while start < len(digits) and unicodedata.decimal(digits[start]) == 0:
+        start += 1
+    significant = digits[start:]
+    # Lengths first: int() refuses strings of thousands of digits.
+    if len(significant) > len(str(most)) or int(significant or "0") > most:
+        raise refuse("too_large")
+    return int(significant or "0")
 
 
-def hides_something(text: str) -> bool:
-    """Does `text` hold a control, format or private character, or one Unicode has not
-    assigned? A name could hide it: "Alice" and "Alice" + U+2065 look alike. The zero-width
-    joiner is let in (emoji such as 👩‍🍳 need it), and so are the tags of a flag and emoji
-    newer than this Python's Unicode (unassigned to it, but from the emoji blocks)."""
-    return any(map(_unseen_or_unknown, _TAG_FLAG.sub("", text)))
+class NumberField(forms.CharField):
+    """A number typed on the phone's numeric keypad. No `pattern`: the browser would refuse
+    "7⅓" or " 7" with its own bubble, in its own language, before the app could explain."""
+
+    widget = forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off", "size": "3"})
+
+    def __init__(self, *, most: int = MAX_ENTRY, card_points: bool = False, sums: bool = False,
+                 **kwargs) -> None:  # fmt: skip
+        self.reading = {"most": most, "card_points": card_points, "sums": sums}
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        text = super().clean(value)
+        if not text and not self.required:
+            return None
+        return read_number(text, label=str(self.label), **self.reading)
 
 
-def _unseen_or_unknown(char: str) -> bool:
-    category = unicodedata.category(char)
-    if category == "Cn":
-        return not EMOJI_BLOCKS[0] <= ord(char) <= EMOJI_BLOCKS[1]
-    return category in {"Cc", "Cf", "Co", "Cs"} and char != ZWJ
+# --- Names -------------------------------------------------------------------------------
 
 
 def clean_name(value: str, *, max_length: int) -> str:
-    """A name as people type it: trimmed, one space between words, no control characters."""
+    """A name as people type it: trimmed, one space between words, nothing hidden."""
     value = " ".join(unicodedata.normalize("NFC", value or "").split())
     # U+FFFD stands where a browser sent bytes that were not UTF-8: what was meant is lost.
     if "\ufffd" in value or hides_something(value):
@@ -118,11 +153,12 @@ def clean_name(value: str, *, max_length: int) -> str:
 
 
 class NameField(forms.CharField):
-    """A free-text name; the length is checked after trimming, with a message in words."""
+    """A free-text name; its length is checked once trimmed, with a message in words."""
+
+    widget = forms.TextInput(attrs={"autocomplete": "off", "maxlength": "200"})
 
     def __init__(self, *, max_length: int, **kwargs) -> None:
         self.name_max = max_length
-        kwargs.setdefault("widget", forms.TextInput(attrs={"autocomplete": "off"}))
         super().__init__(**kwargs)
 
     def clean(self, value):
@@ -132,9 +168,91 @@ class NameField(forms.CharField):
         return value
 
 
+def _pick(message) -> dict:
+    """A choice's messages: whether nothing or something unknown was sent, say what to pick."""
+    return {"required": message, "invalid_choice": message}
+
+
+class Chips(forms.RadioSelect):
+    """Radio choices drawn as chips, a tap each."""
+
+    template_name = "matches/widgets/chips.html"
+
+
+class StaleOnHidden:
+    """A hidden field fails only on a page from an older version or one tampered with: its
+    error is the whole form's, said in words. So are the errors of choices, which fail only so
+    too and whose messages name the choice."""
+
+    def _post_clean(self) -> None:
+        super()._post_clean()
+        for name, field in self.fields.items():
+            errors = self._errors.pop(name, None) if self._form_wide(field) else None
+            if errors and field.widget.is_hidden:
+                errors = [STALE_PAGE]
+            for message in errors or []:
+                if message not in self.non_field_errors():
+                    self.add_error(None, message)
+
+    form_wide: tuple[str, ...] = ()
+
+    def _form_wide(self, field: forms.Field) -> bool:
+        return field.widget.is_hidden or any(self.fields[name] is field for name in self.form_wide)
+
+
+# --- Tables and players ------------------------------------------------------------------
+
+
+def _phone_label() -> NameField:
+    return NameField(
+        label=_("This phone's name"),
+        max_length=NAME_MAX,
+        required=False,
+        help_text=_("Shown in the match history beside each change, e.g. “Carla's phone”."),
+    )
+
+
+class TableForm(forms.Form):
+    """A new table, and the name of the phone that makes it (as a joining phone gives)."""
+
+    label = _phone_label()
+    name = NameField(
+        label=_("Table name"),
+        max_length=TABLE_NAME_MAX,
+        error_messages={"required": _("Give the table a name, like “Bar Sport”.")},
+    )
+
+
+class JoinForm(forms.Form):
+    label = _phone_label()
+
+
+class PlayerForm(forms.Form):
+    name = NameField(
+        label=_("Player name"),
+        max_length=NAME_MAX,
+        error_messages={"required": _("Type the player's name.")},
+    )
+
+
+class MergeForm(forms.Form):
+    """Which other player of the table a player is the same person as."""
+
+    into = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        error_messages=_pick(_("Choose another player of this table.")),
+    )
+
+    def __init__(self, data, *, player: Player) -> None:
+        super().__init__(data)
+        self.fields["into"].queryset = player.table.players.exclude(pk=player.pk)
+
+
 # About 40,000 deals. Checking a file takes memory many times its size: a bigger history
 # goes in from the server's command line (manage.py import_table), which has no such cap.
 IMPORT_MAX_BYTES = 20 * 1024 * 1024
+TOO_LARGE = _("The file is too large: at most %(max)s MB.")
+_IMPORT_MAX_MB = {"max": IMPORT_MAX_BYTES // (1024 * 1024)}
 
 
 class ImportForm(forms.Form):
@@ -159,16 +277,9 @@ class ImportForm(forms.Form):
         return upload
 
 
-TOO_LARGE = _("The file is too large: at most %(max)s MB.")
-_IMPORT_MAX_MB = {"max": IMPORT_MAX_BYTES // (1024 * 1024)}
-
-
 def too_large_upload(content_length: str | None) -> str | None:
-    """The refusal of a body that says it is larger than any import may be, else None.
-
-    Read from the request's Content-Length before the body: a huge upload is then never
-    written to disk. (The form checks the file itself too, for a body without a length.)
-    """
+    """The refusal of a body that says it is larger than any import may be, else None: read
+    from Content-Length before the body, so a huge upload is never written to disk."""
     try:
         size = int(content_length or 0)
     except ValueError:
@@ -177,87 +288,54 @@ def too_large_upload(content_length: str | None) -> str | None:
     return TOO_LARGE % _IMPORT_MAX_MB if size > IMPORT_MAX_BYTES + 64 * 1024 else None
 
 
-class PlayerForm(forms.Form):
-    name = NameField(
-        label=_("Player name"),
-        max_length=NAME_MAX,
-        error_messages={"required": _("Type the player's name.")},
-    )
+# --- Matches -----------------------------------------------------------------------------
 
 
-class MergeForm(forms.Form):
-    """Which other player of the table a player is the same person as."""
-
-    into = forms.ModelChoiceField(
-        queryset=Player.objects.none(),
-        error_messages={
-            "required": _("Choose another player of this table."),
-            "invalid_choice": _("Choose another player of this table."),
-        },
-    )
-
-    def __init__(self, data, *, player: Player) -> None:
-        super().__init__(data)
-        self.fields["into"].queryset = player.table.players.exclude(pk=player.pk)
-
-
-def _phone_label() -> NameField:
-    return NameField(
-        label=_("This phone's name"),
-        max_length=NAME_MAX,
-        required=False,
-        help_text=_("Shown in the match history beside each change, e.g. “Carla's phone”."),
-    )
-
-
-class JoinForm(forms.Form):
-    label = _phone_label()
-
-
-class TableForm(forms.Form):
-    """A new table, and the name of the phone that makes it (as a joining phone gives)."""
-
-    label = _phone_label()
-    name = NameField(
-        label=_("Table name"),
-        max_length=TABLE_NAME_MAX,
-        error_messages={"required": _("Give the table a name, like “Bar Sport”.")},
-    )
-
-
-class LineField(forms.CharField):
+class LineField(NumberField):
     def clean(self, value):
         try:
-            return rules.check_line(super().clean(value))
+            line = super().clean(value)
+        except ValidationError:
+            line = -1
+        if line is None:
+            raise ValidationError(self.error_messages["required"], code="required")
+        if line < 0:
+            message = _("The line must be a whole number from %(min)s to %(max)s.")
+            raise ValidationError(message, params={"min": rules.MIN_LINE, "max": rules.MAX_LINE})
+        try:
+            return rules.check_line(line)
         except rules.RuleError as error:
-            raise rule_error(error) from None
+            raise ValidationError(rule_message(error)) from None
 
 
-def _pick(message) -> dict:
-    """A choice's messages: whether nothing or something unknown was sent, say what to pick."""
-    return {"required": message, "invalid_choice": message}
-
-
-class SettingsForm(FormWideErrors, forms.Form):
+class SettingsForm(StaleOnHidden, forms.Form):
     form_wide = ("tie_rule",)
-
     line = LineField(
         label=_("Line"),
         initial=rules.DEFAULT_LINE,
-        widget=forms.TextInput(attrs={**NUMERIC, "list": "common-lines"}),
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "list": "common-lines"}),
         help_text=_("The total that wins: 21, 31, 41 or any whole number from 11 to 101."),
         error_messages={"required": _("Type the line: the total that wins, like 21.")},
     )
     tie_rule = forms.ChoiceField(
         label=_("When both sides pass the line on the same deal"),
-        choices=TieRule,
-        initial=TieRule.HIGHER_TOTAL,
+        choices=TIE_RULES,
+        initial=rules.TieRule.HIGHER_TOTAL,
         widget=forms.RadioSelect,
         error_messages=_pick(_("Pick what happens when both sides pass the line together.")),
     )
     claims_allowed = forms.BooleanField(
         label=_("Claims allowed (a side may stop a deal and claim the line)"), required=False
     )
+
+    @classmethod
+    def of(cls, settings: rules.MatchSettings) -> "SettingsForm":
+        return cls(initial=settings.as_dict())
+
+    @property
+    def settings(self) -> rules.MatchSettings:
+        data = self.cleaned_data
+        return rules.MatchSettings(data["line"], data["tie_rule"], data["claims_allowed"])
 
 
 SEAT_LABELS = [
@@ -270,7 +348,6 @@ SEAT_LABELS = [
 
 class NewMatchForm(SettingsForm):
     form_wide = ("tie_rule", "players_per_side")
-
     players_per_side = forms.TypedChoiceField(
         label=_("Players"),
         choices=[(2, _("Four players, two a side")), (1, _("Two players (Tressette in due)"))],
@@ -300,32 +377,31 @@ class NewMatchForm(SettingsForm):
         if seats == 2:  # in due the partners' fields are hidden, and what they hold unread
             for seat in (2, 3):
                 self.errors.pop(f"player_{seat}", None)
-        names = {seat: data.get(f"player_{seat}", "") for seat in range(seats)}
-        for seat, name in names.items():
-            if not name and f"player_{seat}" not in self.errors:
+        # A seat left blank or refused holds a stand-in no name can match: the others are
+        # still checked for a player seated twice.
+        names = [data.get(f"player_{seat}") or f"\0{seat}" for seat in range(seats)]
+        for seat in range(seats):
+            if not data.get(f"player_{seat}") and f"player_{seat}" not in self.errors:
                 self.add_error(f"player_{seat}", _("Type a name or pick a player."))
-        seen: dict[str, int] = {}
-        for seat, name in names.items():
-            if name and name_key(name) in seen:
-                self.add_error(f"player_{seat}", _("This player already sits at this match."))
-            seen.setdefault(name_key(name), seat)
-        if data.get("first_dealer", 0) >= seats:
-            self.add_error("first_dealer", _("Pick one of the players at the match."))
+        players = [names[side::2] for side in (0, 1)]
+        named = [side_name(data.get(f"side_name_{side}", ""), players[side]) for side in (0, 1)]
+        for error in rules.seating_errors(players, named, data.get("first_dealer", 0)):
+            if error.part == "seat":
+                message = _("This player already sits at this match.")
+                self.add_error(f"player_{error.params['seat']}", message)
+            else:
+                field = "first_dealer" if error.part == "first_dealer" else None
+                self.add_error(field, rule_message(error))
         if not self.errors:
-            data["players"] = [[names[seat] for seat in range(side, seats, 2)] for side in (0, 1)]
+            data["players"] = players
         return data
 
 
-class EntryField(forms.CharField):
-    """A number typed on the phone's numeric keypad; `rules.parse_entry` reads it (and says
-    in words what is wrong with one of any length)."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(required=False, widget=forms.TextInput(attrs=NUMERIC), **kwargs)
+# --- Deals -------------------------------------------------------------------------------
 
 
 def entry_data(entry: rules.DealEntry) -> dict[str, str]:
-    """What a phone sends for `entry`, to put a deal in a form again."""
+    """What a phone sends for `entry`: to put a deal in a form again."""
     data = {"kind": str(entry.kind), "side": "" if entry.side is None else str(entry.side)}
     for side in (0, 1):
         data[f"card_points_{side}"] = str(entry.card_points[side])
@@ -333,19 +409,17 @@ def entry_data(entry: rules.DealEntry) -> dict[str, str]:
     return data
 
 
-class DealForm(FormWideErrors, forms.Form):
-    """One deal: per side its card points and declarations, the kind and the sweeping side."""
-
-    form_wide = ("number", "key")
+class DealForm(StaleOnHidden, forms.Form):
+    """One deal: per side its card points and declarations, the kind and the side it names."""
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
     # Every kind is read, a claim too: whether this match allows claims is the rules' to say.
     kind = forms.ChoiceField(
-        label=_("Deal"),
-        choices=DealKind,
-        initial=DealKind.NORMAL,
-        widget=forms.RadioSelect,
+        label=_("Kind of deal"),
+        choices=DEAL_KINDS,
+        initial=rules.DealKind.NORMAL,
+        widget=Chips,
         error_messages=_pick(_("Pick the kind of deal.")),
     )
     side = forms.TypedChoiceField(
@@ -353,80 +427,77 @@ class DealForm(FormWideErrors, forms.Form):
         coerce=int,
         required=False,
         empty_value=None,
-        widget=forms.RadioSelect,
+        widget=Chips,
         error_messages={"invalid_choice": _("Pick one of the two sides.")},
     )
-    card_points_0 = EntryField(label=_("Card points"))
-    declared_points_0 = EntryField(label=_("Declarations"))
-    card_points_1 = EntryField(label=_("Card points"))
-    declared_points_1 = EntryField(label=_("Declarations"))
+    card_points_0 = NumberField(label=_("Card points"), most=11, card_points=True)
+    declared_points_0 = NumberField(label=_("Declarations"), sums=True)
+    card_points_1 = NumberField(label=_("Card points"), most=11, card_points=True)
+    declared_points_1 = NumberField(label=_("Declarations"), sums=True)
 
     def __init__(self, *args, side_names: tuple[str, str], claims_allowed: bool, **kwargs):
         super().__init__(*args, **kwargs)
         self.side_names = side_names
         self.claims_allowed = claims_allowed
         self.fields["side"].choices = list(enumerate(side_names))
+        if not claims_allowed:  # offered only where the match allows claims; sent, refused
+            self.fields["kind"].widget.choices = DEAL_KINDS[:-1]
 
     @property
-    def kinds(self) -> list[tuple[str, str]]:
+    def kinds(self) -> list:
         """The kinds of deal the form offers: a claim only where the match allows claims."""
-        claim = DealKind.CLAIM
-        return [kind for kind in DealKind.choices if self.claims_allowed or kind[0] != claim]
-
-    def _read(self, field: str) -> int | None:
-        raw = self.cleaned_data.get(field, "")
-        if raw in ("", None):
-            return None
-        try:  # said under the field, in the side's own column: named by the field alone
-            return rules.parse_entry(raw, field=field, label=str(self.fields[field].label))
-        except rules.RuleError as error:
-            self.add_error(field, rule_error(error))
-            return None
+        return self.fields["kind"].widget.choices
 
     def clean(self):
         data = super().clean()
-        cards = [self._read(f"card_points_{i}") for i in (0, 1)]
-        declared = [self._read(f"declared_points_{i}") for i in (0, 1)]
         if self.errors:
             return data
+        kind = rules.DealKind(data["kind"])
+        side = data.get("side") if kind is not rules.DealKind.NORMAL else None
         try:
-            card_points = rules.complete_card_points(
-                cards[0], cards[1], kind=data.get("kind"), side=data.get("side")
+            cards = rules.complete_card_points(
+                data["card_points_0"], data["card_points_1"], kind=kind, side=side
             )
         except rules.RuleError as error:
-            self.add_error(error.field or "card_points_0", rule_error(error))
+            self.add_rule_error(error)
             return data
-        data["entry"] = rules.DealEntry(
-            card_points=card_points,
-            declared_points=(declared[0] or 0, declared[1] or 0),
-            kind=rules.DealKind(data.get("kind") or DealKind.NORMAL),
-            side=data.get("side") if data.get("kind") != DealKind.NORMAL else None,
-        )
+        declared = (data["declared_points_0"] or 0, data["declared_points_1"] or 0)
+        data["entry"] = rules.DealEntry(cards, declared, kind, side)
         return data
+
+    def add_rule_error(self, error: rules.RuleError) -> None:
+        """Said beside the field of the part it is about: a side's own, or the first side's
+        card points for card points missing altogether; else over the whole form."""
+        in_column = error.part in ("card_points", "declared_points")
+        if in_column:
+            field = f"{error.part}_{error.side or 0}"
+        else:
+            field = error.part if error.part in ("kind", "side") else None
+        self.add_error(field, rule_message(error, in_column=in_column))
+
+    def add_rule_errors(self, invalid: rules.DealInvalid) -> None:
+        for error in invalid.errors:
+            self.add_rule_error(error)
 
 
 class EditDealForm(DealForm):
-    form_wide = ("number", "key", "version")
-
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
 
-class CountForm(FormWideErrors, forms.Form):
-    """Count one side's pile: aces, figures and the last trick give both sides' card points.
-
-    In a claim (`claim`) only the counted side's, and the last trick was never played.
-    """
+class CountForm(StaleOnHidden, forms.Form):
+    """Count one side's pile: aces, figures and the last trick give both sides' card points;
+    in a claim (`claim`) only the counted side's, and the last trick was never played."""
 
     form_wide = ("count_side", "last_trick")
 
     count_side = forms.TypedChoiceField(
         label=_("Whose pile"),
         coerce=int,
-        widget=forms.RadioSelect,
+        widget=Chips,
         error_messages=_pick(_("Pick whose pile you counted.")),
     )
-    aces = EntryField(label=_("Aces"))
-    figures = EntryField(label=_("Figures (3, 2, king, cavallo, fante)"))
+    aces = NumberField(label=_("Aces"))
+    figures = NumberField(label=_("Figures"))
     last_trick = forms.BooleanField(label=_("Took the last trick"), required=False)
 
     def __init__(self, *args, side_names: tuple[str, str], claim: bool = False, **kwargs):
@@ -440,16 +511,14 @@ class CountForm(FormWideErrors, forms.Form):
             return data
         try:
             counted = rules.card_points_from_count(
-                aces=rules.parse_entry(data["aces"] or "0", field="aces", label=str(_("Aces"))),
-                figures=rules.parse_entry(
-                    data["figures"] or "0", field="figures", label=str(_("Figures"))
-                ),
+                aces=data["aces"] or 0,
+                figures=data["figures"] or 0,
                 last_trick=data["last_trick"],
                 claim=self.claim,
             )
         except rules.RuleError as error:
-            self.add_error(error.field if error.field in self.fields else None, rule_error(error))
+            field = error.part if error.part in ("aces", "figures") else None
+            self.add_error(field, rule_message(error))
             return data
-        side = data["count_side"]
-        data["card_points"] = counted if side == 0 else counted[::-1]
+        data["card_points"] = counted if data["count_side"] == 0 else counted[::-1]
         return data

@@ -1,12 +1,10 @@
 """What the sheet stores. Every rule a row must satisfy is also a database constraint.
 
-The scoring itself lives in `matches.rules`; these models only keep its inputs and results.
+The scoring lives in `matches.rules`, whose enums the fields store; the labels people read
+are given here, beside the fields.
 """
 
-import re
 import secrets
-import unicodedata
-from collections.abc import Sequence
 
 from django.db import models
 from django.db.models import F, Q
@@ -15,6 +13,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches import rules
+from matches.names import pair_name, sort_key
+from matches.rules import DealKind, EndReason, Status, TieRule
 
 NAME_MAX = 40
 TABLE_NAME_MAX = 60
@@ -24,6 +24,36 @@ SIDE_NAME_MAX = 2 * NAME_MAX + 3
 # page stays quick, whatever is typed or uploaded.
 MATCH_DEALS_MAX = 300
 TABLE_PLAYERS_MAX = 500
+
+TIE_RULES = [
+    (TieRule.HIGHER_TOTAL, _("Higher total wins; equal totals play another deal")),
+    (TieRule.ANOTHER_DEAL, _("Always play another deal")),
+]
+STATUSES = [
+    (Status.IN_PROGRESS, _("In progress")),
+    (Status.FINISHED, _("Finished")),
+    (Status.ABANDONED, _("Stopped, undecided")),
+]
+END_REASONS = [
+    (EndReason.LINE, _("reached the line")),
+    (EndReason.CAPPOTTO, _("cappotto")),
+    (EndReason.STRAMAZZO, _("stramazzo")),
+    (EndReason.CLAIM, _("claim")),
+]
+DEAL_KINDS = [
+    (DealKind.NORMAL, _("Normal")),
+    (DealKind.CAPPOTTO, _("Cappotto")),
+    (DealKind.STRAMAZZO, _("Stramazzo")),
+    (DealKind.CLAIM, _("Claim")),
+]
+
+
+def _values(choices: list) -> list[str]:
+    return [str(value) for value, _label in choices]
+
+
+class NotRestorable(Exception):
+    """A deleted deal cannot be put back; the message says why, in words."""
 
 
 def new_token() -> str:
@@ -51,45 +81,8 @@ class Table(models.Model):
         return self.name
 
     def players_by_name(self) -> "list[Player]":
-        """The table's players in the order people look for a name (see sort_key)."""
+        """The table's players in the order people look for a name (names.sort_key)."""
         return sorted(self.players.all(), key=lambda player: sort_key(player.name))
-
-
-# Characters that change nothing one can see in a name: the joiner and variation selectors
-# inside emoji (so 😀 and 😀 + U+FE0F are one name), Mongolian variation selectors, Khmer
-# inherent vowels, and letters that draw as a blank.
-_UNSEEN = re.compile("[\u200d\u034f\u180b-\u180f\u17b4\u17b5\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_BLANK = "\u3164\u2800\u115f\u1160\uffa0"
-# The accents of Latin, Greek and Cyrillic letters, once apart from them (NFD); not the vowel
-# signs of scripts such as Devanagari, which make another name.
-_ACCENTS = re.compile("[\u0300-\u036f]")
-# Letters whose stroke or slash no decomposition takes off: "Łukasz" is Lukasz typed on a
-# phone without Polish, as "Niccolò" is Niccolo. Applied after casefold (Ł is ł by then).
-_PLAIN = str.maketrans(
-    {"đ": "d", "ħ": "h", "\u0131": "i", "ł": "l", "ø": "o", "ŧ": "t", "æ": "ae", "œ": "oe"}
-)
-
-
-def name_key(name: str) -> str:
-    """What makes two names the same player: case (beyond A to Z), accents and unseen
-    characters do not count. "Élodie" is "elodie"; "Strauß" is "STRAUSS"; "Niccolo" is
-    Niccolò typed without accents, "Lukasz" Łukasz. An empty key is no name at all, as are
-    marks with no letter to sit on."""
-    key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n")
-    if all(unicodedata.category(char).startswith("M") for char in key):
-        return ""
-    return _ACCENTS.sub("", unicodedata.normalize("NFD", key)).casefold().translate(_PLAIN)
-
-
-def sort_key(name: str) -> tuple[str, str]:
-    """Where a name goes in a list, as people alphabetise: accents, case and unseen
-    characters aside, so Élodie comes between Dino and Zoë (and the name itself breaks ties).
-    The database's own order (Lower) knows no better than A to Z on SQLite: lists shown to
-    people are sorted with this."""
-    letters = unicodedata.normalize("NFKD", _UNSEEN.sub("", name))
-    return "".join(c for c in letters if not unicodedata.combining(c)).casefold().translate(
-        _PLAIN
-    ), name
 
 
 class Player(models.Model):
@@ -112,62 +105,28 @@ class Player(models.Model):
         return self.name
 
 
-class TieRule(models.TextChoices):
-    HIGHER_TOTAL = (
-        rules.TieRule.HIGHER_TOTAL,
-        _("Higher total wins; equal totals play another deal"),
-    )
-    ANOTHER_DEAL = rules.TieRule.ANOTHER_DEAL, _("Always play another deal")
-
-
-class Status(models.TextChoices):
-    IN_PROGRESS = "in_progress", _("In progress")
-    FINISHED = "finished", _("Finished")
-    # The evening ended before the rules decided it: no winner; reopened, it plays on.
-    ABANDONED = "abandoned", _("Stopped, undecided")
-
-
-class EndReason(models.TextChoices):
-    LINE = rules.EndReason.LINE, _("reached the line")
-    CAPPOTTO = rules.EndReason.CAPPOTTO, _("cappotto")
-    STRAMAZZO = rules.EndReason.STRAMAZZO, _("stramazzo")
-    CLAIM = rules.EndReason.CLAIM, _("claim")
-
-
-class DealKind(models.TextChoices):
-    NORMAL = rules.DealKind.NORMAL, _("Normal")
-    CAPPOTTO = rules.DealKind.CAPPOTTO, _("Cappotto")
-    STRAMAZZO = rules.DealKind.STRAMAZZO, _("Stramazzo")
-    CLAIM = rules.DealKind.CLAIM, _("Claim")
-
-
-class NotRestorable(Exception):
-    """A deleted deal cannot be put back; the message says why, in words."""
-
-
 class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
     tie_rule = models.CharField(
-        _("tie rule"), max_length=20, choices=TieRule, default=TieRule.HIGHER_TOTAL
+        _("tie rule"), max_length=20, choices=TIE_RULES, default=TieRule.HIGHER_TOTAL
     )
     claims_allowed = models.BooleanField(_("claims allowed"), default=False)
     players_per_side = models.PositiveSmallIntegerField(default=2)
     first_dealer = models.PositiveSmallIntegerField(default=0)
-    status = models.CharField(max_length=20, choices=Status, default=Status.IN_PROGRESS)
+    status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
-    end_reason = models.CharField(max_length=20, choices=EndReason, blank=True, default="")
+    end_reason = models.CharField(max_length=20, choices=END_REASONS, blank=True, default="")
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # The running totals as the rules last scored them, for lists that show many matches; and
-    # the side the rules say wins by its deals, once they decide it (a match in progress then
-    # waits for End match), else None.
+    # Where the rules last left it, for the lists that show many matches: the totals, and the
+    # side its deals decide it for (it then waits for End match), else None.
     total_0 = models.PositiveIntegerField(default=0)
     total_1 = models.PositiveIntegerField(default=0)
     decided_for = models.PositiveSmallIntegerField(null=True, blank=True)
-    # Bumped by every change: the sheet's ETag, so an unchanged sheet answers 304.
+    # Bumped by every change: the sheet's ETag.
     revision = models.PositiveIntegerField(default=1)
-    # The rematch started from this match: a second phone's Rematch opens it, not another.
+    # The rematch begun from this match: a second phone's Rematch opens it, not another.
     next_match = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="previous_match"
     )
@@ -189,7 +148,7 @@ class Match(models.Model):
             ),
             models.CheckConstraint(condition=Q(winner__in=[0, 1]), name="match_winner_is_a_side"),
             models.CheckConstraint(
-                condition=Q(tie_rule__in=TieRule.values), name="match_tie_rule_valid"
+                condition=Q(tie_rule__in=_values(TIE_RULES)), name="match_tie_rule_valid"
             ),
             models.CheckConstraint(
                 condition=(
@@ -202,7 +161,7 @@ class Match(models.Model):
                     | Q(
                         status=Status.FINISHED,
                         winner__isnull=False,
-                        end_reason__in=EndReason.values,
+                        end_reason__in=_values(END_REASONS),
                         finished_at__isnull=False,
                     )
                     | Q(
@@ -229,16 +188,23 @@ class Match(models.Model):
         return rules.seats(self.players_per_side)
 
     @property
-    def is_finished(self) -> bool:
-        """Ended or stopped: nothing changes until it is reopened."""
-        return self.status != Status.IN_PROGRESS
+    def in_progress(self) -> bool:
+        return self.status == Status.IN_PROGRESS
+
+    @property
+    def finished(self) -> bool:
+        return self.status == Status.FINISHED
+
+    @property
+    def abandoned(self) -> bool:
+        return self.status == Status.ABANDONED
 
     @property
     def why_closed(self) -> str | None:
         """Why its deals cannot change now, in words; None while it is in progress."""
-        if self.status == Status.ABANDONED:
+        if self.abandoned:
             return _("This match was stopped. Reopen it to change it.")
-        if self.is_finished:
+        if self.finished:
             return _("This match is finished. Reopen it to change it.")
         return None
 
@@ -246,39 +212,30 @@ class Match(models.Model):
         """The log entry of deal `number`'s deletion, while Restore may put the deal back:
         the match is played, the deal would be the next one, nothing was entered or edited
         since it was deleted (it would stand on other deals than it did), and the log keeps
-        enough of it (an imported log may keep its points only). Else NotRestorable, saying
-        why in words."""
+        it whole (an imported log may not). Else NotRestorable, saying why in words."""
         if (why := self.why_closed) is not None:
             raise NotRestorable(why)
         # The latest deletion logged, by id: an imported log's times may say anything.
-        deleted = (
-            self.changes.filter(action=Action.DEAL_DELETED, deal_number=number)
-            .order_by("-id")
-            .first()
-        )
+        deleted = self.changes.filter(action=Action.DEAL_DELETED, deal_number=number)
+        deleted = deleted.order_by("-id").first()
+        said = {"number": number}
         if deleted is None:
-            raise NotRestorable(
-                _("Deal %(number)s was not deleted: nothing to restore.") % {"number": number}
-            )
+            raise NotRestorable(_("Deal %(number)s was not deleted: nothing to restore.") % said)
         if number != self.deals.count() + 1:
             raise NotRestorable(
-                _("Deal %(number)s can be restored only while it would be the next deal.")
-                % {"number": number}
+                _("Deal %(number)s can be restored only while it would be the next deal.") % said
             )
-        since = self.changes.filter(
-            pk__gt=deleted.pk, action__in=(Action.DEAL_RECORDED, Action.DEAL_EDITED)
-        )
-        if since.exists():
+        since = (Action.DEAL_RECORDED, Action.DEAL_EDITED)
+        if self.changes.filter(pk__gt=deleted.pk, action__in=since).exists():
             raise NotRestorable(
                 _("Deal %(number)s can no longer be restored: deals were entered or edited since.")
-                % {"number": number}
+                % said
             )
         try:
-            Deal.entry_from_values(deleted.old)
-        except (KeyError, TypeError, ValueError):
+            entry_from_document(deleted.old or {})
+        except DocumentError:
             raise NotRestorable(
-                _("The history does not keep enough of deal %(number)s to restore it.")
-                % {"number": number}
+                _("The history does not keep enough of deal %(number)s to restore it.") % said
             ) from None
         return deleted
 
@@ -289,53 +246,33 @@ class Match(models.Model):
         except NotRestorable:
             return None
 
-    def match_rules(self, sides: "list[Side] | None" = None) -> rules.MatchRules:
-        sides = sides if sides is not None else list(self.sides.all())
+    def match_rules(self, side_names: tuple[str, str]) -> rules.MatchRules:
         return rules.MatchRules(
             line=self.line,
-            tie_rule=rules.TieRule(self.tie_rule),
+            tie_rule=TieRule(self.tie_rule),
             claims_allowed=self.claims_allowed,
-            side_names=(sides[0].name, sides[1].name),
+            side_names=side_names,
         )
-
-    def outcome(self, deals: "list[Deal]", sides: "list[Side] | None" = None) -> rules.Outcome:
-        """Where the match stands after `deals` (rows already loaded), as the rules score it:
-        stored deals, checked when they were stored, so scored without checking again."""
-        return self.score([deal.entry() for deal in deals], sides, checked_from=len(deals) + 1)
 
     def score(
         self,
         entries: list[rules.DealEntry],
-        sides: "list[Side] | None" = None,
+        side_names: tuple[str, str],
         *,
-        checked_from: int = 1,
-        typed: int | None = None,
+        checked_from: int | None = None,
+        new: int | None = None,
     ) -> rules.Outcome:
-        """Where the match would stand after `entries`, under its settings and seats; the
-        rules check the entries from number `checked_from` on, and `typed` as a deal just
-        entered (see rules.evaluate)."""
+        """Where the match stands after `entries`, under its settings and seats. Deals are
+        checked from number `checked_from` on (by default none: stored deals were checked
+        when they were stored); `new` is one just entered (see rules.evaluate)."""
         return rules.evaluate(
-            self.match_rules(sides),
+            self.match_rules(side_names),
             entries,
             first_dealer=self.first_dealer,
             seat_count=self.seat_count,
-            checked_from=checked_from,
-            typed=typed,
+            checked_from=len(entries) + 1 if checked_from is None else checked_from,
+            new=new,
         )
-
-
-def pair_name(names: Sequence[str]) -> str:
-    """A side's name unless the table gives it one: "Alice & Carla", or "Alice" alone in
-    tressette in due."""
-    return " & ".join(name.strip() for name in names)
-
-
-def side_name(typed: str, players: Sequence[str]) -> str:
-    """The name a side goes by: the one the table typed, unless it typed none, or only its
-    players' names spelled otherwise ("alice & CARLA"); then its players' names as the table
-    knows them ("Alice & Carla"), which follow a rename."""
-    paired, typed = pair_name(players), typed.strip()
-    return paired if name_key(typed) in ("", name_key(paired)) else typed
 
 
 class Side(models.Model):
@@ -369,14 +306,14 @@ class Side(models.Model):
 
     @property
     def named_after_players(self) -> bool:
-        """Named after its players ("Alice & Carla", "Alice" in due), as a side is unless the
-        table gives it a name: a rename or a merge of a player renames it too."""
+        """Named after its players, as a side is unless the table names it: a rename or a
+        merge of a player renames it too."""
         return self.name == pair_name([p.name for p in self.players])
 
     @property
     def named_after_pair(self) -> bool:
-        """Named after its two players: the scoreboard shows them a line each, so that a long
-        first name cannot hide the partner's."""
+        """Named after its two players: shown a player a line, so that a long first name
+        cannot hide the partner's."""
         return len(self.players) == 2 and self.named_after_players
 
 
@@ -390,7 +327,7 @@ def _per_side(name: str, **kwargs) -> tuple[models.Field, models.Field]:
 class Deal(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveIntegerField()
-    kind = models.CharField(max_length=20, choices=DealKind, default=DealKind.NORMAL)
+    kind = models.CharField(max_length=20, choices=DEAL_KINDS, default=DealKind.NORMAL)
     # The sweeping or claiming side; null on a normal deal.
     side = models.PositiveSmallIntegerField(null=True, blank=True)
     card_points_0, card_points_1 = _per_side("card points")
@@ -410,7 +347,9 @@ class Deal(models.Model):
                 name="deal_idempotency_key_unique",
             ),
             models.CheckConstraint(condition=Q(number__gte=1), name="deal_number_from_1"),
-            models.CheckConstraint(condition=Q(kind__in=DealKind.values), name="deal_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(kind__in=_values(DEAL_KINDS)), name="deal_kind_valid"
+            ),
             models.CheckConstraint(
                 condition=(
                     Q(kind=DealKind.NORMAL, side__isnull=True)
@@ -429,11 +368,9 @@ class Deal(models.Model):
             ),
             models.CheckConstraint(
                 condition=(
+                    # A claim stops early: up to 11, as earlier versions took (now 10).
                     Q(kind=DealKind.CLAIM)
-                    # Up to 11, as earlier versions took: the rules allow a new claim 10.
-                    & Q(
-                        card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"),
-                    )
+                    & Q(card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"))
                 )
                 | (
                     ~Q(kind=DealKind.CLAIM)
@@ -467,48 +404,68 @@ class Deal(models.Model):
     def points(self) -> tuple[int, int]:
         return (self.points_0, self.points_1)
 
+    @property
     def entry(self) -> rules.DealEntry:
-        return rules.DealEntry(
-            card_points=self.card_points,
-            declared_points=self.declared_points,
-            kind=rules.DealKind(self.kind),
-            side=self.side,
-        )
+        return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
 
-    @staticmethod
-    def entry_from_values(values: dict) -> rules.DealEntry:
-        """The entry of a deal as the change log kept it (see values): to restore it.
-
-        ValueError unless it is whole, as this app logs it: an imported log may keep less.
-        """
-
-        def whole(value) -> bool:
-            return type(value) is int  # not a bool, not a float
-
-        cards, declared, side = values["card_points"], values["declared_points"], values["side"]
-        pairs_whole = all(
-            type(pair) is list and len(pair) == 2 and all(map(whole, pair))
-            for pair in (cards, declared)
-        )
-        if not pairs_whole or not (side is None or whole(side)):
-            raise ValueError("not a deal as this app logs it")
-        return rules.DealEntry(
-            card_points=tuple(cards),
-            declared_points=tuple(declared),
-            kind=rules.DealKind(values["kind"]),
-            side=side,
-        )
-
-    def values(self) -> dict:
-        """What the change log keeps of a deal: enough to restore it."""
-        return {
-            "number": self.number,
-            "kind": self.kind,
-            "side": self.side,
-            "card_points": list(self.card_points),
-            "declared_points": list(self.declared_points),
-            "points": list(self.points),
+    def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
+        """Take what the rules scored for this deal; the fields that changed."""
+        entry = scored.entry
+        values = {
+            "kind": str(entry.kind),
+            "side": entry.side,
+            "card_points_0": entry.card_points[0],
+            "card_points_1": entry.card_points[1],
+            "declared_points_0": entry.declared_points[0],
+            "declared_points_1": entry.declared_points[1],
+            "points_0": scored.points[0],
+            "points_1": scored.points[1],
         }
+        changed = [name for name, value in values.items() if getattr(self, name) != value]
+        for name in changed:
+            setattr(self, name, values[name])
+        return changed
+
+
+def deal_document(number: int, entry: rules.DealEntry, points: tuple[int, int]) -> dict:
+    """A deal as the change log keeps it and the JSON export writes it."""
+    return {
+        "number": number,
+        "kind": str(entry.kind),
+        "side": entry.side,
+        "card_points": list(entry.card_points),
+        "declared_points": list(entry.declared_points),
+        "points": list(points),
+    }
+
+
+class DocumentError(ValueError):
+    """A part of a deal's document that is missing or not what it must be: `field` names it."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+        super().__init__(f"the deal's {field!r} is missing or wrong")
+
+
+def entry_from_document(document: dict) -> rules.DealEntry:
+    """The entry of a deal's document (deal_document), or DocumentError."""
+
+    def pair(field: str) -> tuple[int, int]:
+        value = document.get(field)
+        if type(value) is not list or len(value) != 2 or not all(map(_whole, value)):
+            raise DocumentError(field)
+        return value[0], value[1]
+
+    kind, side = document.get("kind"), document.get("side")
+    if kind not in _values(DEAL_KINDS):
+        raise DocumentError("kind")
+    if not (side is None or _whole(side)):
+        raise DocumentError("side")
+    return rules.DealEntry(pair("card_points"), pair("declared_points"), DealKind(kind), side)
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int and 0 <= value <= 2_147_483_647  # what an integer column holds
 
 
 class Action(models.TextChoices):
@@ -539,8 +496,7 @@ class Change(models.Model):
 
     class Meta:
         ordering = ["match", "-at", "-id"]
-        # A match's latest entries, read by every phone's poll after a change: without it
-        # PostgreSQL walks the whole log backwards from the newest entry of any match.
+        # A match's latest entries: without it PostgreSQL walks the whole log backwards.
         indexes = [models.Index(fields=["match", "id"], name="change_match_latest")]
         constraints = [
             models.CheckConstraint(

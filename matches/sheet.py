@@ -2,7 +2,6 @@
 
 import hashlib
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -17,27 +16,13 @@ from django.utils.translation import get_language
 
 from matches import rules
 from matches.forms import DealForm, SettingsForm, entry_data
-from matches.models import Action, Deal, Match, Side, Status, Table
+from matches.models import DEAL_KINDS, Action, Deal, Match, Side, Table
 
 _STATE_SQL = (
     f"SELECT m.revision, m.table_id, t.scorer_token FROM {Match._meta.db_table} m"
     f" JOIN {Table._meta.db_table} t ON t.id = m.table_id"
     " WHERE m.id = %s AND t.viewer_token = %s"
 )
-# How long a process keeps a match's state (Sheet.state) between polls. Every phone at a
-# table polls every few seconds and most polls find the sheet unchanged: kept a moment, most
-# ask no database at all. A change made through this process is seen at once (forget_state);
-# one made through another process or machine, within this time.
-STATE_SECONDS = 1.0
-
-
-def _state_key(match_id: int) -> str:
-    return f"sheet-state:{match_id}"
-
-
-def forget_state(match_ids: Iterable[int]) -> None:
-    """The matches' revisions or links changed: the next poll reads them again."""
-    cache.delete_many([_state_key(match_id) for match_id in match_ids])
 
 
 def is_htmx(request: HttpRequest) -> bool:
@@ -58,7 +43,7 @@ def points_as_typed(card_points: int, declared_points: int) -> str:
 
 def kind_labels() -> dict[str, str]:
     """Each kind of deal's name, in the language of the request."""
-    return dict(Deal._meta.get_field("kind").choices)
+    return {str(kind): label for kind, label in DEAL_KINDS}
 
 
 class Notice(dict):
@@ -245,7 +230,13 @@ class Sheet:
         outcome = cache.get(_outcome_key(match))
         if outcome is None:
             return cls.scored(
-                match, sides, match.outcome(list(match.deals.order_by("number")), sides), can_score
+                match,
+                sides,
+                match.score(
+                    [deal.entry for deal in match.deals.order_by("number")],
+                    (sides[0].name, sides[1].name),
+                ),
+                can_score,
             )
         return cls(match, sides, outcome, can_score)
 
@@ -266,16 +257,9 @@ class Sheet:
         database spends answering it. Kept with the view link it was found by: any other
         token asks the database (a new link, or a guess).
         """
-        key = _state_key(match_id)
-        kept = cache.get(key)
-        if kept is not None and kept[0] == token:
-            return kept[1:]
         with connection.cursor() as cursor:
             cursor.execute(_STATE_SQL, [match_id, token])
-            found = cursor.fetchone()
-        if found is not None:
-            cache.set(key, (token, *found), STATE_SECONDS)
-        return found
+            return cursor.fetchone()
 
     @staticmethod
     def etag_for(match_id: int, revision: int, request: HttpRequest, scorer_token: str) -> str:
@@ -328,9 +312,7 @@ class Sheet:
 
     @property
     def open_for_deals(self) -> bool:
-        return (
-            self.can_score and self.match.status == Status.IN_PROGRESS and not self.outcome.decided
-        )
+        return self.can_score and self.match.in_progress and not self.outcome.decided
 
     def rows(self) -> list[Row]:
         names = seat_names(self.sides)
@@ -459,7 +441,7 @@ class Sheet:
         """The last deal, deleted on another phone, while it can still be put back (nothing
         was saved since): every other scorer is told, and may restore it. Else None."""
         number = self.outcome.next_number
-        if not self.can_score or self.match.is_finished:
+        if not self.can_score or not self.match.in_progress:
             return None
         last = self._last_change()
         if last is None or last[1:] != (Action.DEAL_DELETED, number):
@@ -482,7 +464,7 @@ def history(table: Table, params: QueryDict) -> dict:
     """The table's matches: in progress first, then finished or stopped, newest first; the
     matches of one player when asked."""
     players = table.players_by_name()
-    under_way = Case(When(status=Status.IN_PROGRESS, then=0), default=1)
+    under_way = Case(When(status=rules.Status.IN_PROGRESS, then=0), default=1)
     matches = Match.objects.filter(table=table).order_by(under_way, "-started_at", "-pk")
     player = next((p for p in players if str(p.pk) == params.get("player")), None)
     if player is not None:
@@ -495,7 +477,7 @@ def history(table: Table, params: QueryDict) -> dict:
         Prefetch("sides", queryset=Side.objects.order_by("position"))
     )
     page = Paginator(matches, 20).get_page(params.get("page"))
-    return {"players": players, "player": player, "page": page, "Status": Status}
+    return {"players": players, "player": player, "page": page}
 
 
 # What differs from one phone to the next in an otherwise identical sheet page. Stand-ins

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.db.models import Count, Max, Q, Sum
 
-from matches.forms import ZWJ
-from matches.models import Change, DealKind, Match, Side, Status, Table, pair_name, sort_key
+from matches.models import Change, Match, Side, Table
+from matches.names import ZWJ, pair_name, sort_key
+from matches.rules import DealKind, Status
 
 SWEEPS = [DealKind.CAPPOTTO, DealKind.STRAMAZZO]
 

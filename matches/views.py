@@ -47,7 +47,7 @@ from django_htmx.http import (
     retarget,
 )
 
-from matches import exports, rules, services
+from matches import exports, imports, rules, services
 from matches.forms import (
     CountForm,
     DealForm,
@@ -59,13 +59,13 @@ from matches.forms import (
     PlayerForm,
     SettingsForm,
     TableForm,
-    add_rule_errors,
     entry_data,
+    rule_message,
     rule_messages,
     too_large_upload,
 )
 from matches.limits import allow
-from matches.models import Deal, Match, Side, Status, Table
+from matches.models import Deal, Match, Side, Table, entry_from_document
 from matches.sheet import (
     Sheet,
     as_typed,
@@ -245,7 +245,7 @@ def join(request: HttpRequest, scorer_token: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         _join(request, table, form.cleaned_data["label"])
         # Straight to the match being played, when there is just one; else the table's page.
-        playing = list(table.matches.filter(status=Status.IN_PROGRESS).values_list("pk")[:2])
+        playing = list(table.matches.filter(status=rules.Status.IN_PROGRESS).values_list("pk")[:2])
         if len(playing) == 1:
             return _done(request, reverse("match", args=[table.viewer_token, playing[0][0]]))
         return _done(request, reverse("table", args=[table.viewer_token]))
@@ -433,9 +433,9 @@ def _import(request: HttpRequest) -> HttpResponse:
     form = ImportForm(request.POST, request.FILES)
     if form.is_valid():
         try:
-            document = exports.parse_document(form.cleaned_data["file"].read())
+            document = imports.read(form.cleaned_data["file"].read())
             table = services.import_table(document=document)
-        except exports.ImportInvalid as invalid:
+        except imports.ImportInvalid as invalid:
             for message in invalid.messages:
                 form.add_error("file", message)
         else:
@@ -459,14 +459,14 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
                 table=table,
                 players=data["players"],
                 side_names=[data["side_name_0"], data["side_name_1"]],
-                line=data["line"],
-                tie_rule=data["tie_rule"],
-                claims_allowed=data["claims_allowed"],
+                settings=form.settings,
                 first_dealer=data["first_dealer"],
                 by=_by(request),
             )
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
+        except rules.RuleError as error:
+            form.add_error(None, rule_message(error))
         else:
             return _done(request, reverse("match", args=[token, match.pk]))
     players = table.players_by_name()
@@ -504,10 +504,10 @@ def _saved(
     the page must change shape (the first deal, a decided match), the whole sheet.
     """
     notice = {"saved": recorded.deal.number}
-    if recorded.match.revision != match.revision + 1:
+    if recorded.revision != match.revision + 1:
         # Another change (a renamed player, say) came in between: read it all again.
         return _sheet_response(request, match, notice=notice)
-    saved = recorded.match
+    saved = Match.objects.get(pk=match.pk)
     saved.table = match.table
     sheet = Sheet.scored(saved, sides, recorded.outcome, can_score=True)
     shown = request.POST.get("revision") == str(match.revision)
@@ -547,7 +547,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     etag = Sheet.etag_for(match_id, revision, request, scorer_token if scorer else "")
     if htmx and request.GET.get("poll"):
         sheet = _sheet_at(token, match_id, state, scorer)
-        if request.GET.get("closed") and not sheet.match.is_finished:
+        if request.GET.get("closed") and sheet.match.in_progress:
             # Reopened on another phone: the whole page changes shape (the entry form is back).
             return HttpResponseClientRefresh()
         deleted_here = request.session.get(DELETED)
@@ -630,10 +630,9 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
                 entry=form.cleaned_data["entry"],
                 idempotency_key=form.cleaned_data["key"],
                 by=_by(request),
-                sides=sides,
             )
         except rules.DealInvalid as invalid:
-            add_rule_errors(form, invalid)
+            form.add_rule_errors(invalid)
         except services.DealConflict as conflict:
             # Both phones entered the same deal: what this one typed is said, not kept to be
             # saved a second time.
@@ -641,7 +640,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
             notice = {
                 "conflict": conflict.deal,
                 "resent": conflict.resent,
-                "same": conflict.deal.entry() == entry,
+                "same": conflict.deal.entry == entry,
                 "yours": as_typed(entry, form.side_names),
             }
             return _sheet_response(request, match, notice=notice)
@@ -683,7 +682,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
         return _done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
     sides = list(match.sides.all())
-    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry())}
+    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry)}
     form = EditDealForm(
         _posted(request),
         initial=initial,
@@ -705,7 +704,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
             )
         except rules.DealInvalid as invalid:
             if invalid.errors[0].deal_number in (None, deal.number):
-                add_rule_errors(form, invalid)
+                form.add_rule_errors(invalid)
             else:  # a later deal no longer stands on this one: its fields are not on the page
                 form.add_error(None, rule_messages(invalid))
         except services.StaleChange:
@@ -826,7 +825,7 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
         logged = services.delete_last_deal(match=match, number=number, by=by, revision=shown)
         request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
         if shown is not None:
-            done["undone"] = Deal.entry_from_values(logged.old)
+            done["undone"] = entry_from_document(logged.old)
 
     return _act(request, token, match_id, delete, done=done)
 
@@ -875,9 +874,10 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     if not form.is_valid():  # said in the form, which keeps what was typed
         return _sheet_response(request, match, settings_form=form)
     done = {"settings_saved": 1}
-    settings = form.cleaned_data
     change = services.change_settings
-    return _act(request, token, match_id, change, done=done, settings_form=form, **settings)
+    return _act(
+        request, token, match_id, change, done=done, settings_form=form, settings=form.settings
+    )
 
 
 @require_safe

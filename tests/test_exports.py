@@ -48,7 +48,10 @@ def build_evening() -> Table:
     services.end_match(match=cappotto, by="Dino")
 
     two = services.start_match(
-        table=table, players=[["سارة"], ["Nonna 🃏"]], line=11, first_dealer=1
+        table=table,
+        players=[["سارة"], ["Nonna 🃏"]],
+        settings=rules.MatchSettings(11),
+        first_dealer=1,
     )
     record(two, entry(4, 7, 4, 0), entry(6, 5))
     services.end_match(match=two)
@@ -57,9 +60,7 @@ def build_evening() -> Table:
         table=table,
         players=[["Dino", "Elena"], ['Gianni "il Bello"', "سارة"]],
         side_names=["I «Lupi»", ""],
-        line=31,
-        tie_rule="another_deal",
-        claims_allowed=True,
+        settings=rules.MatchSettings(31, rules.TieRule.ANOTHER_DEAL, claims_allowed=True),
         first_dealer=3,
     )
     record(open_match, WORKED, entry(2, 9, 0, 4))
@@ -217,7 +218,11 @@ def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
 
 def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
     table = services.create_table(name="Bar")
-    match = services.start_match(table=table, players=[["Anna"], ["Bruno"]], claims_allowed=True)
+    match = services.start_match(
+        table=table,
+        players=[["Anna"], ["Bruno"]],
+        settings=rules.MatchSettings(claims_allowed=True),
+    )
     record(match, entry(6, 5), entry(3, 2, kind="claim", side=0))  # Anna claims with 9
     services.end_match(match=match)
     claim = csv_rows(exports.table_csv_rows(table))[-1]

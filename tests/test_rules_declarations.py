@@ -19,6 +19,7 @@ from matches.rules import (
     declaration_pairs,
     declaration_totals_for_side,
 )
+from tests.test_rules_scoring import place
 
 SUITS = "cbsd"
 RANKS = "32A"
@@ -137,7 +138,7 @@ def test_a_deal_names_the_side_whose_declaration_is_impossible():
     with pytest.raises(DealInvalid) as caught:
         check_deal(rules, [], DealEntry((5, 6), (3, 5)))
     [error] = caught.value.errors
-    assert (error.code, error.field) == ("declaration_impossible", "declared_points_1")
+    assert (error.code, place(error)) == ("declaration_impossible", "declared_points_1")
     assert str(error) == "Beppe & Dino: 5 is not a declaration total any real deal can give."
 
 
@@ -145,7 +146,7 @@ def test_a_deal_whose_declarations_overflow_the_deck_is_refused():
     with pytest.raises(DealInvalid) as caught:
         check_deal(MatchRules(), [], DealEntry((5, 6), (7, 7)))
     [error] = caught.value.errors
-    assert (error.code, error.field) == ("declarations_exceed_deck", "")
+    assert (error.code, place(error)) == ("declarations_exceed_deck", "")
     assert str(error) == "Both sides' declarations (7 and 7) cannot come from one 40-card deck."
 
 
@@ -177,7 +178,7 @@ def test_in_due_21_needs_two_hands_and_is_refused():
     with pytest.raises(DealInvalid) as caught:
         check_deal(rules, [], DealEntry((6, 5), (21, 0)), seat_count=2)
     [error] = caught.value.errors
-    assert (error.code, error.field) == ("declaration_impossible", "declared_points_0")
+    assert (error.code, place(error)) == ("declaration_impossible", "declared_points_0")
     assert str(error) == "Anna: 21 is not a declaration total any real deal can give."
 
 

@@ -17,6 +17,7 @@ from matches.rules import (
     declaration_pairs,
     evaluate,
 )
+from tests.test_rules_scoring import place
 
 NAMES = ("Alice & Carla", "Beppe & Dino")
 HIGHER = TieRule.HIGHER_TOTAL
@@ -156,7 +157,7 @@ def test_a_cappottos_wrong_card_points_are_said_of_the_side_at_fault(cards, fiel
     with pytest.raises(DealInvalid) as caught:
         check_deal(rules_for(), [], sweep(DealKind.CAPPOTTO, 0, *cards))
     [error] = caught.value.errors
-    assert (error.field, str(error)) == (field, f"In a cappotto {said}")
+    assert (place(error), str(error)) == (field, f"In a cappotto {said}")
 
 
 # 15 against 13: the worked deal, then 4 against 7 + 3.
@@ -226,7 +227,7 @@ def test_no_claim_once_both_sides_stand_at_the_line(tie_rule):
     with pytest.raises(DealInvalid) as caught:
         evaluate(rules_for(tie_rule=tie_rule, claims=True), [*tied, claim(1, 0, 0)])
     [error] = caught.value.errors
-    assert (error.code, error.field, error.deal_number) == ("claim_after_tie", "kind", 4)
+    assert (error.code, place(error), error.deal_number) == ("claim_after_tie", "kind", 4)
     assert str(error) == (
         "Both sides have already reached the line: the tie rule settles this deal, not a claim."
     )
@@ -236,7 +237,7 @@ def test_claims_are_refused_unless_the_match_allows_them():
     with pytest.raises(DealInvalid) as caught:
         check_deal(rules_for(claims=False), CLAIM_BASE, claim(0, 6, 2))
     assert caught.value.codes == ["claims_not_allowed"]
-    assert caught.value.errors[0].field == "kind"
+    assert place(caught.value.errors[0]) == "kind"
 
 
 @pytest.mark.parametrize(
@@ -288,7 +289,7 @@ def test_no_deal_is_accepted_once_the_match_is_decided():
     with pytest.raises(DealInvalid) as caught:
         check_deal(rules_for(), deals, normal(6, 5))
     [error] = caught.value.errors
-    assert (error.code, error.field, error.deal_number) == ("match_decided", "", 4)
+    assert (error.code, place(error), error.deal_number) == ("match_decided", "", 4)
     assert str(error) == "The match is already decided: no more deals."
     with pytest.raises(DealInvalid) as caught:
         evaluate(rules_for(), [*deals, normal(6, 5)])

@@ -1,7 +1,8 @@
 import pytest
 
-from matches import rules, services
-from matches.models import Action, Change, Deal, Match, Player, Status
+from matches import exports, imports, rules, services
+from matches.models import Action, Change, Deal, Match, Player
+from matches.rules import Status
 from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db
@@ -250,7 +251,7 @@ def test_changing_the_line_re_evaluates_the_outcome():
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED)
     services.record_deal(match=match, number=2, entry=WORKED)
-    services.change_settings(match=match, line=31, tie_rule="higher_total", claims_allowed=False)
+    services.change_settings(match=match, settings=rules.MatchSettings(31, "higher_total", False))
     with pytest.raises(services.ServiceError):
         services.end_match(match=match)
     assert Change.objects.filter(action=Action.SETTINGS_CHANGED).get().new["line"] == 31
@@ -262,9 +263,7 @@ def test_a_line_that_would_leave_deals_after_the_end_is_refused():
         services.record_deal(match=match, number=number, entry=WORKED)
     # 11, 22: at line 21 the match ends at deal 2, and deal 3 would be left after the end.
     with pytest.raises(services.ServiceError, match="decided at deal 2, and deals after it"):
-        services.change_settings(
-            match=match, line=21, tie_rule="higher_total", claims_allowed=False
-        )
+        services.change_settings(match=match, settings=rules.MatchSettings(21))
     match.refresh_from_db()
     assert match.line == 41
 
@@ -326,7 +325,7 @@ def test_a_deleted_deal_is_restored_from_the_log_while_it_is_still_the_next():
     services.delete_last_deal(match=match, number=2)
     restored = services.restore_deal(match=match, number=2, by="Dino")
     assert restored.created
-    assert restored.deal.entry() == stramazzo
+    assert restored.deal.entry == stramazzo
     assert restored.deal.points == (0, 18)  # taken to the line again, as first scored
     assert match.changes.order_by("-id").first().action == "deal_restored"
 
@@ -400,7 +399,6 @@ def test_a_deleted_deal_is_not_restored_once_deals_were_entered_or_edited_since(
 def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
     """Only a deal typed now is held to "11 against 0 is a sweep": a match kept from before
     still takes edits of its earlier deals, new settings, a restore and an export's import."""
-    from matches import exports
     from tests.factories import DealFactory
 
     match = MatchFactory(line=41)
@@ -408,11 +406,11 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
     DealFactory(match=match, number=2, card_points_0=11, card_points_1=0, declared_points_0=0)
     DealFactory(match=match, number=3, card_points_0=6, card_points_1=5, declared_points_0=0)
     services.edit_deal(deal=match.deals.get(number=1), version=1, entry=entry(7, 4))
-    services.change_settings(match=match, line=51, tie_rule="higher_total", claims_allowed=False)
+    services.change_settings(match=match, settings=rules.MatchSettings(51, "higher_total", False))
     services.delete_last_deal(match=match, number=3)
     services.delete_last_deal(match=match, number=2)
     services.restore_deal(match=match, number=2)
-    document = exports.parse_document("".join(exports.table_json_chunks(match.table)))
+    document = imports.read("".join(exports.table_json_chunks(match.table)).encode())
     imported = services.import_table(document=document)
     assert imported.matches.get().deals.get(number=2).card_points == (11, 0)
     # Typed now, it is refused in words, and edited into such a deal too.

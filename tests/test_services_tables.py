@@ -1,7 +1,7 @@
 import pytest
 
-from matches import services
-from matches.models import Change, Match, Player, Side
+from matches import rules, services
+from matches.models import Change, Match, Player, Side, Table
 from tests.factories import PlayerFactory, TableFactory
 
 pytestmark = pytest.mark.django_db
@@ -18,8 +18,8 @@ def test_rotating_the_scorer_link_stops_the_old_one_at_once():
     table = TableFactory()
     old = table.scorer_token
     services.rotate_link(table=table, which="scorer")
-    assert services.table_for_scorer_link(token=old) is None
-    assert services.table_for_scorer_link(token=table.scorer_token) == table
+    assert not Table.objects.filter(scorer_token=old).exists()
+    assert Table.objects.get(scorer_token=table.scorer_token) == table
 
 
 def test_player_names_are_unique_per_table_whatever_the_case():
@@ -80,7 +80,7 @@ def test_tressette_in_due_has_one_player_a_side():
 
 
 def test_a_player_cannot_sit_twice():
-    with pytest.raises(services.ServiceError, match="only once"):
+    with pytest.raises(rules.RuleError, match="only once"):
         services.start_match(table=TableFactory(), players=[["Alice", "Carla"], ["ALICE", "Dino"]])
 
 

@@ -47,7 +47,7 @@ def test_in_italian_at_320_px_every_deals_tag_is_read_whole(new_phone, screensho
     match = services.start_match(
         table=table,
         players=[["Alessandra", "Carla"], ["Giuseppe", "Dino"]],
-        claims_allowed=True,
+        settings=rules.MatchSettings(claims_allowed=True),
     )
     normal = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
     services.record_deal(match=match, number=1, entry=normal)
@@ -71,7 +71,9 @@ def test_save_stays_in_sight_and_a_zoomed_page_stacks_the_sides(new_phone):
 
     table = TableFactory()
     match = services.start_match(
-        table=table, players=[["Alessandra", "Carla"], ["Giuseppe", "Dino"]], claims_allowed=True
+        table=table,
+        players=[["Alessandra", "Carla"], ["Giuseppe", "Dino"]],
+        settings=rules.MatchSettings(claims_allowed=True),
     )
     entry = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
     services.record_deal(match=match, number=1, entry=entry)

@@ -114,7 +114,7 @@ def test_a_refused_action_is_explained_on_the_sheet(scorer, match, sheet_url):
 
 
 def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, match, sheet_url):
-    services.change_settings(match=match, line=21, tie_rule="higher_total", claims_allowed=True)
+    services.change_settings(match=match, settings=rules.MatchSettings(21, "higher_total", True))
     claim = rules.DealEntry((3, 0), (0, 0), kind=rules.DealKind.CLAIM, side=1)
     services.record_deal(match=match, number=1, entry=claim)
     data = {"line": "21", "tie_rule": "higher_total"}  # claims no longer allowed
@@ -173,15 +173,13 @@ SHOWN_AFTER = {
 
 @pytest.mark.parametrize("url_name", SHOWN_AFTER)
 def test_without_htmx_the_sheet_after_an_action_shows_it_whatever_process_answers(
-    scorer, match, url_name, monkeypatch
+    scorer, match, url_name
 ):
     setup, data, shown, gone = SHOWN_AFTER[url_name]
     if setup:
         setup(match)
     sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
-    scorer.get(sheet_url)  # this process keeps the sheet's state and its page
-    # The action goes through another process: this one's state is not told.
-    monkeypatch.setattr(services, "forget_state", lambda match_ids: None)
+    scorer.get(sheet_url)
     url = reverse(url_name, args=[match.table.viewer_token, match.pk])
     location = scorer.post(url, data)["Location"]
     page = scorer.get(location, HTTP_ACCEPT_LANGUAGE="en").content.decode()

@@ -138,16 +138,16 @@ def test_an_import_is_checked_before_its_write_transaction(client, match, worked
     # inside one would stall every table.
     from django.db import connection
 
-    from matches import exports
+    from matches import imports
 
-    checked = exports.validate_document
+    checked = imports.validate_document
     during = []
 
     def check(document):
         during.append(connection.in_atomic_block)
         return checked(document)
 
-    monkeypatch.setattr(exports, "validate_document", check)
+    monkeypatch.setattr(imports, "validate_document", check)
     exported = download(
         client.get(reverse("export_table", args=[match.table.viewer_token, "json"]))
     )

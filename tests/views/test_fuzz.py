@@ -36,8 +36,8 @@ names = st.one_of(
 def assert_every_deal_stands(match: Match) -> None:
     deals = list(match.deals.order_by("number"))
     outcome = rules.evaluate(
-        match.match_rules(),
-        [deal.entry() for deal in deals],
+        match.match_rules(tuple(match.sides.values_list("name", flat=True))),
+        [deal.entry for deal in deals],
         first_dealer=match.first_dealer,
         seat_count=match.seat_count,
     )

@@ -136,7 +136,7 @@ def test_the_italian_catalogue_has_nothing_fuzzy_or_untranslated():
 
 
 def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
-    services.record_deal(match=match, number=2, entry=worked.entry())
+    services.record_deal(match=match, number=2, entry=worked.entry)
     services.end_match(match=match)
     text = visible_text(
         scorer.get(reverse("match", args=[match.table.viewer_token, match.pk]), **IT).text
@@ -146,7 +146,7 @@ def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
 
 def test_a_side_the_table_named_wins_in_the_singular(scorer, match, worked):
     match.sides.filter(position=0).update(name="Bar Sport")
-    services.record_deal(match=match, number=2, entry=worked.entry())
+    services.record_deal(match=match, number=2, entry=worked.entry)
     url = reverse("match", args=[match.table.viewer_token, match.pk])
     decided = " ".join(visible_text(scorer.get(url, **IT).text).split())
     assert "Bar Sport raggiunge il traguardo e vince la partita." in decided

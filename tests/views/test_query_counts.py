@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 def play(
     table, *, deals: int, finish: bool = True, players=(("Alice", "Carla"), ("Beppe", "Dino"))
 ):
-    match = services.start_match(table=table, players=players, line=101)
+    match = services.start_match(table=table, players=players, settings=rules.MatchSettings(101))
     for number in range(1, deals + 1):
         entry = rules.DealEntry(card_points=(6, 5), declared_points=(3 * (number % 2), 0))
         services.record_deal(match=match, number=number, entry=entry)

@@ -2,7 +2,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from matches import services
+from matches import rules, services
 from matches.models import Match, Player, Table
 
 pytestmark = pytest.mark.django_db
@@ -269,11 +269,13 @@ def test_a_new_match_with_a_choice_tampered_with_says_so(scorer, table, field, v
 
 
 def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
-    from matches import rules, services
+    from matches import services
 
     for claimer in (0, 1):
         match = services.start_match(
-            table=table, players=[["Alice"], ["Beppe"]], claims_allowed=True
+            table=table,
+            players=[["Alice"], ["Beppe"]],
+            settings=rules.MatchSettings(claims_allowed=True),
         )
         services.record_deal(match=match, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
         claim = rules.DealEntry((7, 0), (0, 0), kind="claim", side=claimer)  # Alice has 21

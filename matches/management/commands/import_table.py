@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from matches import exports, services
+from matches import imports, services
 
 
 class Command(BaseCommand):
@@ -19,8 +19,8 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
         try:
-            table = services.import_table(document=exports.parse_document(raw))
-        except exports.ImportInvalid as invalid:
+            table = services.import_table(document=imports.read(raw))
+        except imports.ImportInvalid as invalid:
             for message in invalid.messages:
                 self.stderr.write(message)
             raise CommandError(f"{file} was not imported; nothing was written.") from None

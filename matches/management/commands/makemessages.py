@@ -1,4 +1,4 @@
-"""makemessages that also finds the import's messages, passed to `_fail` in exports.py."""
+"""makemessages that also finds the import's messages, passed to `_fail` in imports.py."""
 
 from django.core.management.commands import makemessages
 

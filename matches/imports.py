@@ -1,0 +1,623 @@
+"""Reading a JSON export back (docs/export-format.md): every part checked, every deal by the
+rules and every seating and result by the rules' own checks, before anything is written.
+
+`read(raw)` gives a TableImport, or raises ImportInvalid listing what is wrong in words
+naming the match and deal at fault; services.import_table writes it.
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy, ngettext
+
+from matches import rules
+from matches.exports import FORMAT, VERSION
+from matches.forms import clean_name, rule_message
+from matches.models import (
+    DEAL_KINDS,
+    END_REASONS,
+    MATCH_DEALS_MAX,
+    NAME_MAX,
+    SIDE_NAME_MAX,
+    STATUSES,
+    TABLE_NAME_MAX,
+    TABLE_PLAYERS_MAX,
+    TIE_RULES,
+    Action,
+    DocumentError,
+    entry_from_document,
+)
+from matches.names import hides_something, name_key, side_name
+
+MAX_MESSAGES = 50
+MAX_WHOLE = 2_147_483_647  # the largest value an integer column holds
+# A match's change log: a long evening makes a few hundred changes; a file claiming more is
+# not a real export, and its history would be a chore to read.
+MAX_LOG = 10_000
+FIRST_YEAR, LAST_YEAR = 1900, 2999  # for dates: any page can show them in local time
+# An export holds an object or a list for every 35 to 40 bytes or so. Far denser, a file is
+# built to swell in memory ({},{},... takes some 20 times its size once read): refused unread.
+_MIN_BYTES_PER_CONTAINER = 12
+# A JSON string, for counting the containers outside them: a name may be "[[Capo]]". An
+# unclosed one runs to the end of the file, so no byte is read twice.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"?')
+
+
+class ImportInvalid(ValueError):
+    """Everything wrong with an import file, in words naming the match and deal at fault."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = list(messages)
+        super().__init__("\n".join(self.messages))
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    at: datetime
+    action: str
+    by: str
+    deal_number: int | None
+    old: dict | None
+    new: dict | None
+
+
+@dataclass(frozen=True)
+class MatchImport:
+    """One match of a checked file; `outcome` is what the rules scored from its deals."""
+
+    started_at: datetime
+    finished_at: datetime | None
+    settings: rules.MatchSettings
+    side_names: tuple[str, str]
+    players: tuple[tuple[str, ...], ...]  # each side's players, as named in the players list
+    first_dealer: int  # a seat
+    outcome: rules.Outcome
+    status: rules.Status
+    winner: int | None
+    end_reason: rules.EndReason | None
+    log: tuple[LogEntry, ...]
+    rematch: int | None = None  # the number in the file of the match begun as its rematch
+
+
+@dataclass(frozen=True)
+class TableImport:
+    name: str
+    players: tuple[str, ...]
+    matches: tuple[MatchImport, ...]
+
+
+def read(raw: bytes) -> TableImport:
+    """The table an uploaded export holds, checked whole."""
+    return validate_document(parse_document(raw))
+
+
+def parse_document(raw: bytes) -> dict:
+    """The JSON object in an uploaded file; `validate_document` checks what it says."""
+    bare = _STRING.sub(b"", raw)  # only the containers outside strings count
+    containers = bare.count(b"{") + bare.count(b"[")
+    if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
+        raise ImportInvalid([_not_an_export()])
+    try:
+        document = json.loads(raw.decode("utf-8-sig"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
+    except json.JSONDecodeError as error:
+        if error.pos == 0 and _looks_like_csv(error.doc):
+            raise ImportInvalid(
+                [
+                    gettext(
+                        "This is a spreadsheet (CSV) file: a table is restored from its JSON "
+                        "export, the file that ends in .json."
+                    )
+                ]
+            ) from None
+        where = {"line": error.lineno, "column": error.colno}
+        raise ImportInvalid(
+            [gettext("The file is not valid JSON (line %(line)s, column %(column)s).") % where]
+        ) from None
+    except (ValueError, RecursionError):
+        raise ImportInvalid([gettext("The file is not valid JSON.")]) from None
+    if not isinstance(document, dict):
+        raise ImportInvalid([_not_an_export()])
+    return document
+
+
+def _looks_like_csv(text: str) -> bool:
+    """A first line of several cells, as the CSV export's header is (in either language)."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    return max(first.count(","), first.count(";")) >= 2
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def _not_an_export() -> str:
+    return gettext("The file is not a Tressette scoresheet export.")
+
+
+def validate_document(document: object) -> TableImport:
+    """Check a parsed export against the format and the rules. Each match is checked on its
+    own, and its first broken part named ("Match 2, deal 5: ...")."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ImportInvalid([_not_an_export()])
+    version = document.get("version")
+    if not _is_a(version, int) or version != VERSION:
+        raise ImportInvalid(
+            [
+                gettext("This app reads version %(supported)s of the export, not %(version)s.")
+                % {"supported": VERSION, "version": _shown(version)}
+            ]
+        )
+    where, at_table = gettext("The file"), gettext("The table")
+    name = _name(_get(_get(document, "table", where, dict), "name", at_table, str), at_table)
+    players = _players(_get(document, "players", where, list))
+    messages: list[str] = []
+    checked: list[MatchImport] = []
+    for index, match in enumerate(_get(document, "matches", where, list), start=1):
+        try:
+            checked.append(_match(match, gettext("Match %(match)s") % {"match": index}, players))
+        except ImportInvalid as invalid:
+            messages += invalid.messages
+    if not messages:  # then `checked` holds every match, numbered as in the file
+        messages = _rematch_errors(checked)
+    if messages:
+        raise ImportInvalid(_at_most(messages, MAX_MESSAGES))
+    return TableImport(name, tuple(players.values()), tuple(checked))
+
+
+def _at_most(messages: list[str], most: int) -> list[str]:
+    if len(messages) <= most:
+        return messages
+    more = len(messages) - most
+    and_more = ngettext("… and %(count)s more problem.", "… and %(count)s more problems.", more)
+    return [*messages[:most], and_more % {"count": more}]
+
+
+# --- A match -----------------------------------------------------------------------------
+
+
+def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
+    if not isinstance(raw, dict):
+        raise _fail("%(where)s: a match must be an object.", where=where)
+    started_at = _when(raw, "started_at", where)
+    finished_at = _when(raw, "finished_at", where, null=True)
+    if finished_at is not None and finished_at < started_at:
+        raise _fail("%(where)s: “finished_at” is before “started_at”.", where=where)
+    settings = _settings(raw, where)
+    side_names, seated = _sides(_get(raw, "sides", where, list), where, players)
+    first_dealer = _first_dealer(raw, where, seated)
+    match_rules = rules.MatchRules(**settings.as_dict(), side_names=side_names)
+    outcome = _scored_deals(raw, where, match_rules, first_dealer, len(seated[0]) * 2)
+    totals = _pair(raw, "totals", where)
+    if totals != outcome.totals:
+        raise _fail(
+            "%(where)s: the file gives totals %(file)s, but the deals add up to %(scored)s.",
+            where=where,
+            file=list(totals),
+            scored=list(outcome.totals),
+        )
+    status = rules.Status(_choice(raw, "status", where, STATUSES))
+    winner = _get(raw, "winner", where, int, null=True)
+    reason = _choice(raw, "end_reason", where, END_REASONS, null=True)
+    reason = None if reason is None else rules.EndReason(reason)
+    refused = rules.result_errors(
+        outcome, status=status, winner=winner, reason=reason, finished=finished_at is not None
+    )
+    if refused:
+        raise ImportInvalid([_result_message(where, refused[0], side_names)])
+    return MatchImport(
+        started_at=started_at,
+        finished_at=finished_at,
+        settings=settings,
+        side_names=side_names,
+        players=tuple(tuple(side) for side in seated),
+        first_dealer=first_dealer,
+        outcome=outcome,
+        status=status,
+        winner=winner,
+        end_reason=reason,
+        log=_log(raw, where),
+        # Files written before rematches were linked have no such field.
+        rematch=_get(raw, "rematch", where, int, null=True) if "rematch" in raw else None,
+    )
+
+
+def _settings(raw: dict, where: str) -> rules.MatchSettings:
+    line = _get(raw, "line", where, int)
+    tie_rule = _choice(raw, "tie_rule", where, TIE_RULES)
+    claims_allowed = _get(raw, "claims_allowed", where, bool)
+    try:
+        return rules.MatchSettings(line, rules.TieRule(tie_rule), claims_allowed)
+    except rules.RuleError as error:
+        raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
+
+
+def _sides(
+    raw: list, where: str, players: dict[str, str]
+) -> tuple[tuple[str, str], list[list[str]]]:
+    """The two sides' names and their players (by the names in the players list), seated
+    as the rules' seating check allows."""
+    if len(raw) != 2 or not all(isinstance(side, dict) for side in raw):
+        raise _fail("%(where)s: “sides” must be a list of two sides.", where=where)
+    names: list[str] = []
+    seated: list[list[str]] = []
+    for position, side in enumerate(raw):
+        at = gettext("%(where)s, side %(side)s") % {"where": where, "side": position + 1}
+        typed = _name(_get(side, "name", at, str), at, SIDE_NAME_MAX)
+        side_players = _get(side, "players", at, list)
+        if len(side_players) not in (1, 2) or not all(isinstance(p, str) for p in side_players):
+            raise _fail("%(where)s: a side has one or two players, by name.", where=at)
+        seated.append([_listed(raw_name, at, players) for raw_name in side_players])
+        names.append(side_name(typed, seated[-1]))  # spelled as the players, if theirs
+    if errors := rules.seating_errors(seated, names, 0):
+        raise ImportInvalid([f"{where}: {rule_message(errors[0])}"])
+    return (names[0], names[1]), seated
+
+
+def _listed(raw_name: str, where: str, players: dict[str, str]) -> str:
+    name = _name(raw_name, where, NAME_MAX)
+    if name_key(name) not in players:
+        raise _fail("%(where)s: %(name)s is not in the players list.", where=where, name=name)
+    return players[name_key(name)]
+
+
+def _first_dealer(raw: dict, where: str, seated: list[list[str]]) -> int:
+    seats = [name_key(name) for name in rules.seat_order(seated)]
+    dealer = _get(raw, "first_dealer", where, str)
+    if name_key(dealer) not in seats:
+        raise _fail(
+            "%(where)s: the first dealer, %(name)s, does not sit at this match.",
+            where=where,
+            name=_shown(dealer),
+        )
+    return seats.index(name_key(dealer))
+
+
+def _scored_deals(
+    raw: dict, where: str, match_rules: rules.MatchRules, first_dealer: int, seat_count: int
+) -> rules.Outcome:
+    """The deals as the rules score them, each checked as if just entered, and the file's
+    points held to the rules' score."""
+    deals = _get(raw, "deals", where, list)
+    if len(deals) > MATCH_DEALS_MAX:
+        raise _fail(
+            "%(where)s: it holds %(count)s deals; a match holds at most %(max)s.",
+            where=where,
+            count=len(deals),
+            max=MATCH_DEALS_MAX,
+        )
+    entries, stated = [], []
+    for number, deal in enumerate(deals, start=1):
+        at = _deal_at(where, number)
+        entries.append(_entry(deal, at, number))
+        stated.append(_pair(deal, "points", at))
+
+    def scored(entries: list[rules.DealEntry]) -> rules.Outcome:
+        outcome = rules.evaluate(
+            match_rules, entries, first_dealer=first_dealer, seat_count=seat_count
+        )
+        for deal, points in zip(outcome.deals, stated, strict=False):
+            if deal.points != points:
+                raise _fail(
+                    "%(where)s: the file gives points %(file)s, but the rules score %(scored)s.",
+                    where=_deal_at(where, deal.number),
+                    file=list(points),
+                    scored=list(deal.points),
+                )
+        return outcome
+
+    try:
+        return scored(entries)
+    except rules.DealInvalid as invalid:
+        # A deal changed in the file before this one may be the cause (its points no longer
+        # what the file says): that one is named first.
+        number = invalid.errors[0].deal_number
+        scored(entries[: number - 1])
+        at = _deal_at(where, number)
+        raise ImportInvalid([f"{at}: {rule_message(e)}" for e in invalid.errors]) from None
+
+
+def _deal_at(where: str, number: int) -> str:
+    return gettext("%(where)s, deal %(deal)s") % {"where": where, "deal": number}
+
+
+def _entry(raw: object, where: str, number: int) -> rules.DealEntry:
+    if not isinstance(raw, dict):
+        raise _fail("%(where)s: a deal must be an object.", where=where)
+    if _get(raw, "number", where, int) != number:
+        raise _fail(
+            "%(where)s: it is numbered %(found)s; deals are numbered 1, 2, 3… in order.",
+            where=where,
+            found=raw["number"],
+        )
+    try:
+        return entry_from_document(raw)
+    except DocumentError as wrong:
+        if wrong.field == "kind":
+            _choice(raw, "kind", where, DEAL_KINDS)
+        elif wrong.field == "side":
+            _get(raw, "side", where, int, null=True)
+        _pair(raw, wrong.field, where)
+        raise  # not reached: each check above raises for the part at fault
+
+
+def _result_message(where: str, error: rules.RuleError, side_names: tuple[str, str]) -> str:
+    """A result at odds with the deals, naming sides and end reasons in words."""
+    params = dict(error.params)
+    if error.part == "winner":
+        given = params["given"]
+        params["given"] = side_names[given] if given in (0, 1) else _shown(given)
+        params["winner"] = side_names[params["winner"]]
+    elif error.part == "reason":
+        params.update(given=_reason(params["given"]), reason=_reason(params["reason"]))
+    return f"{where}: {gettext(error.template) % params}"
+
+
+def _reason(reason: str | None) -> str:
+    """An end reason in the reader's words ("cappotto", "reached the line")."""
+    return f"“{dict(END_REASONS)[reason]}”" if reason else _shown(reason)
+
+
+def _rematch_errors(matches: list[MatchImport]) -> list[str]:
+    """A rematch is begun from an ended or stopped match, as the rematch of that one only,
+    and seats its players as they sat. It may come anywhere in the file: a match dated by
+    hand may start after its own rematch."""
+    messages = []
+    begun_from: dict[int, int] = {}
+    for number, match in enumerate(matches, start=1):
+        if match.rematch is None:
+            continue
+        where = gettext("Match %(match)s") % {"match": number}
+        params = {"where": where, "rematch": match.rematch}
+        if match.status is rules.Status.IN_PROGRESS:
+            refused = _fail("%(where)s: a match still being played has no rematch yet.", **params)
+        elif not 1 <= match.rematch <= len(matches) or match.rematch == number:
+            refused = _fail(
+                "%(where)s: “rematch” must be the number of another match in the file, "
+                "not %(rematch)s.",
+                **params,
+            )
+        elif matches[match.rematch - 1].players != match.players:
+            refused = _fail(
+                "%(where)s: match %(rematch)s cannot be its rematch: a rematch seats the same "
+                "players in the same seats.",
+                **params,
+            )
+        elif match.rematch in begun_from:
+            refused = _fail(
+                "%(where)s: match %(rematch)s is already the rematch of match %(other)s.",
+                other=begun_from[match.rematch],
+                **params,
+            )
+        else:
+            begun_from[match.rematch] = number
+            continue
+        messages += refused.messages
+    return messages or _rematch_loops(matches)
+
+
+def _rematch_loops(matches: list[MatchImport]) -> list[str]:
+    """Following rematches never comes back round: one walk from each match."""
+    walked: set[int] = set()
+    for start in range(1, len(matches) + 1):
+        path: list[int] = []
+        number: int | None = start
+        while number is not None and number not in walked:
+            walked.add(number)
+            path.append(number)
+            number = matches[number - 1].rematch
+        if number is not None and number in path:
+            return _fail(
+                "%(where)s: its rematch, or a rematch of that one, is this match again.",
+                where=gettext("Match %(match)s") % {"match": number},
+            ).messages
+    return []
+
+
+# --- The log -----------------------------------------------------------------------------
+
+
+def _log(raw: dict, where: str) -> tuple[LogEntry, ...]:
+    entries = _get(raw, "log", where, list)
+    if len(entries) > MAX_LOG:
+        raise _fail(
+            "%(where)s: the log holds %(count)s changes; a match keeps at most %(max)s.",
+            where=where,
+            count=len(entries),
+            max=MAX_LOG,
+        )
+    at = gettext("%(where)s, log entry %(entry)s")
+    return tuple(
+        _log_entry(entry, at % {"where": where, "entry": number})
+        for number, entry in enumerate(entries, start=1)
+    )
+
+
+def _log_entry(raw: object, where: str) -> LogEntry:
+    if not isinstance(raw, dict):
+        raise _fail("%(where)s: a log entry must be an object.", where=where)
+    detail = {"deal": None, "old": None, "new": None, **_get(raw, "detail", where, dict)}
+    return LogEntry(
+        at=_when(raw, "at", where),
+        action=_choice(raw, "action", where, Action.choices),
+        by=_name(_get(raw, "by", where, str), where, 2 * NAME_MAX, blank=True),
+        deal_number=_get(detail, "deal", where, int, null=True),
+        old=_values(detail, "old", where),
+        new=_values(detail, "new", where),
+    )
+
+
+def _values(detail: dict, field: str, where: str) -> dict | None:
+    """A deal's or a match's values in the log: plain values, or lists of them, by name."""
+    values = _get(detail, field, where, dict, null=True)
+    if values is None:
+        return None
+    if all(
+        _plain(key) and (_plain(value) or (isinstance(value, list) and all(map(_plain, value))))
+        for key, value in values.items()
+    ):
+        return values
+    raise _fail(
+        "%(where)s: “%(field)s” may hold only numbers, true/false, null, plain text and lists "
+        "of those.",
+        where=where,
+        field=field,
+    )
+
+
+def _plain(value: object) -> bool:
+    if isinstance(value, str):
+        return not hides_something(value)  # as in a name
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, int)
+
+
+# --- The parts of a file -----------------------------------------------------------------
+
+_TYPE_NAMES = {
+    int: gettext_lazy("a whole number (0 or more)"),
+    str: gettext_lazy("text"),
+    list: gettext_lazy("a list"),
+    dict: gettext_lazy("an object"),
+    bool: gettext_lazy("true or false"),
+}
+
+
+def _fail(template: str, **params: object) -> ImportInvalid:
+    return ImportInvalid([gettext(template) % params])
+
+
+def _is_a(value: object, expected: type) -> bool:
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_WHOLE
+    return isinstance(value, expected)
+
+
+def _shown(value: object) -> str:
+    """A value from the file, briefly, for a message."""
+    if value is None or isinstance(value, str | bool | float):
+        text = json.dumps(value, ensure_ascii=False)
+        text = text if len(text) <= 40 else text[:39] + "…"
+        return text.encode("utf-8", "backslashreplace").decode()  # no lone surrogates
+    if isinstance(value, int):
+        return str(value) if value.bit_length() <= 64 else gettext("a very large number")
+    return str(_TYPE_NAMES.get(type(value), type(value).__name__))
+
+
+def _get(obj: dict, field: str, where: str, expected: type, *, null: bool = False):
+    """`obj[field]`, which must be of the `expected` JSON type (or null, if allowed)."""
+    if field not in obj:
+        raise _fail("%(where)s: “%(field)s” is missing.", where=where, field=field)
+    value = obj[field]
+    if (value is None and null) or _is_a(value, expected):
+        return value
+    raise _fail(
+        "%(where)s: “%(field)s” must be %(expected)s, not %(found)s.",
+        where=where,
+        field=field,
+        expected=_TYPE_NAMES[expected],
+        found=_shown(value),
+    )
+
+
+def _choice(obj: dict, field: str, where: str, choices: list, *, null: bool = False):
+    value = _get(obj, field, where, str, null=null)
+    values = [str(choice) for choice, _label in choices]
+    if value is None or value in values:
+        return value
+    raise _fail(
+        "%(where)s: “%(field)s” must be one of %(choices)s, not %(found)s.",
+        where=where,
+        field=field,
+        choices=", ".join(values),
+        found=_shown(value),
+    )
+
+
+def _when(obj: dict, field: str, where: str, *, null: bool = False) -> datetime | None:
+    value = _get(obj, field, where, str, null=null)
+    if value is None:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise _fail(
+            "%(where)s: “%(field)s” must be a date and time with its UTC offset, "
+            "like 2026-11-29T21:30:00+01:00, not %(found)s.",
+            where=where,
+            field=field,
+            found=_shown(value),
+        )
+    try:
+        when = when.astimezone(UTC)
+    except OverflowError:  # past year 9999 or before year 1 in UTC
+        when = None
+    if when is None or not FIRST_YEAR <= when.year <= LAST_YEAR:
+        raise _fail(
+            "%(where)s: “%(field)s” must be a date between the years %(first)s and %(last)s, "
+            "not %(found)s.",
+            where=where,
+            field=field,
+            first=FIRST_YEAR,
+            last=LAST_YEAR,
+            found=_shown(value),
+        )
+    return when
+
+
+def _pair(obj: dict, field: str, where: str) -> tuple[int, int]:
+    """One whole number per side, as `[8, 3]`."""
+    value = _get(obj, field, where, list)
+    if len(value) != 2 or not all(_is_a(number, int) for number in value):
+        raise _fail(
+            "%(where)s: “%(field)s” must be two whole numbers, one per side, like [8, 3].",
+            where=where,
+            field=field,
+        )
+    return value[0], value[1]
+
+
+def _name(value: str, where: str, max_length: int = TABLE_NAME_MAX, *, blank: bool = False) -> str:
+    try:
+        name = clean_name(value, max_length=max_length)
+    except ValidationError as error:
+        raise _fail("%(where)s: %(message)s", where=where, message=error.messages[0]) from None
+    if not name and not blank:
+        raise _fail("%(where)s: the name is empty.", where=where)
+    return name
+
+
+def _players(names: list) -> dict[str, str]:
+    """The table's players by name_key: ignoring case and accents, as a table compares them."""
+    if len(names) > TABLE_PLAYERS_MAX:
+        raise _fail(
+            "The file lists %(count)s players; a table holds at most %(max)s.",
+            count=len(names),
+            max=TABLE_PLAYERS_MAX,
+        )
+    players: dict[str, str] = {}
+    for number, raw in enumerate(names, start=1):
+        where = gettext("Player %(number)s") % {"number": number}
+        if not isinstance(raw, str):
+            raise _fail(
+                "%(where)s: a player is a name, not %(found)s.", where=where, found=_shown(raw)
+            )
+        name = _name(raw, where, NAME_MAX)
+        if name_key(name) in players:
+            raise _fail(
+                "%(where)s: %(name)s is already in the players list, as %(same)s (names "
+                "are compared ignoring case and accents).",
+                where=where,
+                name=name,
+                same=players[name_key(name)],
+            )
+        players[name_key(name)] = name
+    return players
