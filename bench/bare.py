@@ -21,8 +21,8 @@ from django.views.decorators.http import require_POST
 
 from matches.db import one_writer
 from matches.models import Change, Deal, Match
-from matches.sheet import _STATE_SQL
-from matches.views import _joined_with
+from matches.selectors import match_state
+from matches.views.access import joined_with
 from scoresheet.urls import urlpatterns as app_urlpatterns
 
 _MATCH, _DEAL, _CHANGE = (model._meta.db_table for model in (Match, Deal, Change))
@@ -38,15 +38,13 @@ _INSERT_CHANGE = (
     " VALUES (%s, %s, 'deal_recorded', '', %s, NULL, %s)"
 )
 _TOUCH = f"UPDATE {_MATCH} SET revision = revision + 1 WHERE id = %s"
-SAVED = '<section id="entry"><p id="saved">saved</p></section>'
+SAVED = '<div id="notices" hx-swap-oob="true"><p id="saved">saved</p></div>'
 
 
 @require_POST
 def bare_save(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    with connection.cursor() as cursor:
-        cursor.execute(_STATE_SQL, [match_id, token])  # as it is now: this is a write
-        state = cursor.fetchone()
-    if state is None or not _joined_with(request, state[1], state[2]):
+    state = match_state(token, match_id)  # as it is now: this is a write
+    if state is None or not joined_with(request, state.table_id, state.scorer_token):
         return HttpResponse(status=403)
     lock = _LOCK + (" FOR NO KEY UPDATE" if connection.vendor == "postgresql" else "")
     now = timezone.now()
@@ -59,9 +57,7 @@ def bare_save(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         logged = Change._meta.get_field("new").get_db_prep_save({"number": number}, connection)
         cursor.execute(_INSERT_CHANGE, [match_id, now, number, logged])
         cursor.execute(_TOUCH, [match_id])
-    response = HttpResponse(SAVED)
-    response["HX-Retarget"] = "#entry"
-    return response
+    return HttpResponse(SAVED)
 
 
 urlpatterns = [path("t/<str:token>/m/<int:match_id>/deals", bare_save), *app_urlpatterns]

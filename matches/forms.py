@@ -6,6 +6,7 @@ import unicodedata
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.forms.renderers import TemplatesSetting
 from django.utils.translation import gettext as translate
 from django.utils.translation import gettext_lazy as _
 
@@ -14,6 +15,14 @@ from matches.models import DEAL_KINDS, NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, 
 from matches.names import hides_something, name_key, side_name
 
 MAX_ENTRY = 999  # past this a typed number is refused unread
+
+
+class FormRenderer(TemplatesSetting):
+    """Every field drawn by one template of ours (label, input, help, errors in words)."""
+
+    field_template_name = "matches/fields/field.html"
+
+
 STALE_PAGE = _("This page is out of date: reload it and try again.")
 
 
@@ -35,7 +44,7 @@ def rule_messages(invalid: rules.DealInvalid) -> str:
     number = invalid.errors[0].deal_number if invalid.errors else None
     if number is None:
         return said
-    return translate("Deal %(number)s: %(message)s") % {"number": number, "message": said}
+    return _("Deal %(number)s: %(message)s") % {"number": number, "message": said}
 
 
 # --- Numbers -----------------------------------------------------------------------------
@@ -173,31 +182,39 @@ def _pick(message) -> dict:
     return {"required": message, "invalid_choice": message}
 
 
+class Choices(forms.RadioSelect):
+    template_name = "matches/widgets/choices.html"
+
+
+class Seats(forms.RadioSelect):
+    """The seats of a new match, each named as its player is typed (app.js)."""
+
+    template_name = "matches/widgets/seats.html"
+
+
 class Chips(forms.RadioSelect):
     """Radio choices drawn as chips, a tap each."""
 
     template_name = "matches/widgets/chips.html"
 
 
+class Form(forms.Form):
+    """No `required` for the browser to check: it would refuse with a bubble of its own, in
+    its own language; the app says what is missing in its words, beside the field."""
+
+    use_required_attribute = False
+
+
 class StaleOnHidden:
     """A hidden field fails only on a page from an older version or one tampered with: its
-    error is the whole form's, said in words. So are the errors of choices, which fail only so
-    too and whose messages name the choice."""
+    error is the whole form's, said in words."""
 
     def _post_clean(self) -> None:
         super()._post_clean()
         for name, field in self.fields.items():
-            errors = self._errors.pop(name, None) if self._form_wide(field) else None
-            if errors and field.widget.is_hidden:
-                errors = [STALE_PAGE]
-            for message in errors or []:
-                if message not in self.non_field_errors():
-                    self.add_error(None, message)
-
-    form_wide: tuple[str, ...] = ()
-
-    def _form_wide(self, field: forms.Field) -> bool:
-        return field.widget.is_hidden or any(self.fields[name] is field for name in self.form_wide)
+            stale = field.widget.is_hidden and self._errors.pop(name, None)
+            if stale and STALE_PAGE not in self.non_field_errors():
+                self.add_error(None, STALE_PAGE)
 
 
 # --- Tables and players ------------------------------------------------------------------
@@ -212,7 +229,7 @@ def _phone_label() -> NameField:
     )
 
 
-class TableForm(forms.Form):
+class TableForm(Form):
     """A new table, and the name of the phone that makes it (as a joining phone gives)."""
 
     label = _phone_label()
@@ -223,11 +240,11 @@ class TableForm(forms.Form):
     )
 
 
-class JoinForm(forms.Form):
+class JoinForm(Form):
     label = _phone_label()
 
 
-class PlayerForm(forms.Form):
+class PlayerForm(Form):
     name = NameField(
         label=_("Player name"),
         max_length=NAME_MAX,
@@ -235,7 +252,7 @@ class PlayerForm(forms.Form):
     )
 
 
-class MergeForm(forms.Form):
+class MergeForm(Form):
     """Which other player of the table a player is the same person as."""
 
     into = forms.ModelChoiceField(
@@ -255,7 +272,7 @@ TOO_LARGE = _("The file is too large: at most %(max)s MB.")
 _IMPORT_MAX_MB = {"max": IMPORT_MAX_BYTES // (1024 * 1024)}
 
 
-class ImportForm(forms.Form):
+class ImportForm(Form):
     file = forms.FileField(
         label=_("A JSON export"),
         help_text=_("Restores a table exported from this app, as a new table with new links."),
@@ -308,12 +325,13 @@ class LineField(NumberField):
             raise ValidationError(rule_message(error)) from None
 
 
-class SettingsForm(StaleOnHidden, forms.Form):
-    form_wide = ("tie_rule",)
+class SettingsForm(StaleOnHidden, Form):
     line = LineField(
         label=_("Line"),
         initial=rules.DEFAULT_LINE,
-        widget=forms.TextInput(attrs={"inputmode": "numeric", "list": "common-lines"}),
+        widget=forms.TextInput(
+            attrs={"inputmode": "numeric", "autocomplete": "off", "list": "common-lines"}
+        ),
         help_text=_("The total that wins: 21, 31, 41 or any whole number from 11 to 101."),
         error_messages={"required": _("Type the line: the total that wins, like 21.")},
     )
@@ -321,11 +339,13 @@ class SettingsForm(StaleOnHidden, forms.Form):
         label=_("When both sides pass the line on the same deal"),
         choices=TIE_RULES,
         initial=rules.TieRule.HIGHER_TOTAL,
-        widget=forms.RadioSelect,
+        widget=Choices,
         error_messages=_pick(_("Pick what happens when both sides pass the line together.")),
     )
     claims_allowed = forms.BooleanField(
-        label=_("Claims allowed (a side may stop a deal and claim the line)"), required=False
+        label=_("Claims allowed (a side may stop a deal and claim the line)"),
+        required=False,
+        template_name="matches/fields/checkbox.html",
     )
 
     @classmethod
@@ -338,6 +358,23 @@ class SettingsForm(StaleOnHidden, forms.Form):
         return rules.MatchSettings(data["line"], data["tie_rule"], data["claims_allowed"])
 
 
+def _seat(label, template_name: str | None = None) -> NameField:
+    """A player's seat at a new match: a name typed or picked from the table's players."""
+    attrs = {"autocomplete": "off", "maxlength": "200", "list": "known-players"}
+    field = NameField(
+        label=label, max_length=NAME_MAX, required=False, widget=forms.TextInput(attrs)
+    )
+    field.template_name = template_name
+    return field
+
+
+def _side_name() -> NameField:
+    attrs = {"autocomplete": "off", "maxlength": "200"}
+    attrs["placeholder"] = _("Blank: named after its players")
+    widget = forms.TextInput(attrs)
+    return NameField(label=_("Side name"), max_length=SIDE_NAME_MAX, required=False, widget=widget)
+
+
 SEAT_LABELS = [
     _("Side 1, first player"),
     _("Side 2, first player"),
@@ -347,29 +384,38 @@ SEAT_LABELS = [
 
 
 class NewMatchForm(SettingsForm):
-    form_wide = ("tie_rule", "players_per_side")
     players_per_side = forms.TypedChoiceField(
         label=_("Players"),
         choices=[(2, _("Four players, two a side")), (1, _("Two players (Tressette in due)"))],
         coerce=int,
         initial=2,
-        widget=forms.RadioSelect,
+        widget=Choices,
         error_messages=_pick(_("Pick four players, two a side, or two players.")),
     )
-    player_0 = NameField(label=_("First player"), max_length=NAME_MAX, required=False)
-    player_2 = NameField(label=_("Partner"), max_length=NAME_MAX, required=False)
-    player_1 = NameField(label=_("First player"), max_length=NAME_MAX, required=False)
-    player_3 = NameField(label=_("Partner"), max_length=NAME_MAX, required=False)
-    side_name_0 = NameField(label=_("Side name"), max_length=SIDE_NAME_MAX, required=False)
-    side_name_1 = NameField(label=_("Side name"), max_length=SIDE_NAME_MAX, required=False)
+    player_0 = _seat(_("First player"), "matches/fields/seat.html")
+    player_2 = _seat(_("Partner"))
+    player_1 = _seat(_("First player"), "matches/fields/seat.html")
+    player_3 = _seat(_("Partner"))
+    side_name_0 = _side_name()
+    side_name_1 = _side_name()
     first_dealer = forms.TypedChoiceField(
         label=_("Who deals first"),
         choices=list(enumerate(SEAT_LABELS)),
         coerce=int,
         initial=0,
-        widget=forms.RadioSelect,
+        widget=Seats,
         error_messages=_pick(_("Pick who deals first.")),
+        template_name="matches/fields/first_dealer.html",
     )
+
+    @property
+    def sides(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
+        """Each side's fields: its first player, partner and name."""
+        labels = (_("Side 1"), _("Side 2"))
+        return [
+            (label, self[f"player_{side}"], self[f"player_{side + 2}"], self[f"side_name_{side}"])
+            for side, label in enumerate(labels)
+        ]
 
     def clean(self):
         data = super().clean()
@@ -409,7 +455,7 @@ def entry_data(entry: rules.DealEntry) -> dict[str, str]:
     return data
 
 
-class DealForm(StaleOnHidden, forms.Form):
+class DealForm(StaleOnHidden, Form):
     """One deal: per side its card points and declarations, the kind and the side it names."""
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
@@ -434,6 +480,7 @@ class DealForm(StaleOnHidden, forms.Form):
     declared_points_0 = NumberField(label=_("Declarations"), sums=True)
     card_points_1 = NumberField(label=_("Card points"), most=11, card_points=True)
     declared_points_1 = NumberField(label=_("Declarations"), sums=True)
+    CHIPS = (3, 4, 7)  # the common totals a side declares: tapped, they add up
 
     def __init__(self, *args, side_names: tuple[str, str], claims_allowed: bool, **kwargs):
         super().__init__(*args, **kwargs)
@@ -442,11 +489,18 @@ class DealForm(StaleOnHidden, forms.Form):
         self.fields["side"].choices = list(enumerate(side_names))
         if not claims_allowed:  # offered only where the match allows claims; sent, refused
             self.fields["kind"].widget.choices = DEAL_KINDS[:-1]
+        for side, name in enumerate(side_names):
+            self.fields[f"card_points_{side}"].widget.attrs["data-card-points"] = side
+            declared = self.fields[f"declared_points_{side}"]
+            declared.template_name = "matches/fields/declarations.html"
+            declared.side_name, declared.chips = name, self.CHIPS
+            declared.widget.attrs["placeholder"] = "0"
 
     @property
-    def kinds(self) -> list:
-        """The kinds of deal the form offers: a claim only where the match allows claims."""
-        return self.fields["kind"].widget.choices
+    def columns(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
+        """Each side's column: its name, card points and declarations."""
+        return [(name, self[f"card_points_{side}"], self[f"declared_points_{side}"])
+                for side, name in enumerate(self.side_names)]  # fmt: skip
 
     def clean(self):
         data = super().clean()
@@ -484,21 +538,22 @@ class EditDealForm(DealForm):
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
 
-class CountForm(StaleOnHidden, forms.Form):
+class CountForm(StaleOnHidden, Form):
     """Count one side's pile: aces, figures and the last trick give both sides' card points;
     in a claim (`claim`) only the counted side's, and the last trick was never played."""
-
-    form_wide = ("count_side", "last_trick")
 
     count_side = forms.TypedChoiceField(
         label=_("Whose pile"),
         coerce=int,
+        initial=0,
         widget=Chips,
         error_messages=_pick(_("Pick whose pile you counted.")),
     )
     aces = NumberField(label=_("Aces"))
     figures = NumberField(label=_("Figures"))
-    last_trick = forms.BooleanField(label=_("Took the last trick"), required=False)
+    last_trick = forms.BooleanField(
+        label=_("Took the last trick"), required=False, template_name="matches/fields/checkbox.html"
+    )
 
     def __init__(self, *args, side_names: tuple[str, str], claim: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

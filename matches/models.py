@@ -124,6 +124,14 @@ class Match(models.Model):
     total_0 = models.PositiveIntegerField(default=0)
     total_1 = models.PositiveIntegerField(default=0)
     decided_for = models.PositiveSmallIntegerField(null=True, blank=True)
+    # And what the stats count of its deals, per side: a table's stats read no deal.
+    deal_count = models.PositiveIntegerField(default=0)
+    declarations_0 = models.PositiveIntegerField(default=0)  # deals with declarations
+    declarations_1 = models.PositiveIntegerField(default=0)
+    declared_0 = models.PositiveIntegerField(default=0)  # their points
+    declared_1 = models.PositiveIntegerField(default=0)
+    sweeps_0 = models.PositiveIntegerField(default=0)
+    sweeps_1 = models.PositiveIntegerField(default=0)
     # Bumped by every change: the sheet's ETag.
     revision = models.PositiveIntegerField(default=1)
     # The rematch begun from this match: a second phone's Rematch opens it, not another.
@@ -273,6 +281,22 @@ class Match(models.Model):
             checked_from=len(entries) + 1 if checked_from is None else checked_from,
             new=new,
         )
+
+
+def outcome_fields(outcome: rules.Outcome) -> dict[str, int | None]:
+    """What a match keeps of where its deals leave it (see Match.total_0 and on)."""
+    fields: dict[str, int | None] = {
+        "decided_for": outcome.winner,
+        "deal_count": len(outcome.deals),
+    }
+    for side in (0, 1):
+        declared = [deal.entry.declared_points[side] for deal in outcome.deals]
+        sweeps = [d for d in outcome.deals if rules.is_sweep(d.entry.kind) and d.entry.side == side]
+        fields[f"total_{side}"] = outcome.totals[side]
+        fields[f"declarations_{side}"] = sum(1 for points in declared if points)
+        fields[f"declared_{side}"] = sum(declared)
+        fields[f"sweeps_{side}"] = len(sweeps)
+    return fields
 
 
 class Side(models.Model):

@@ -32,6 +32,7 @@ from matches.models import (
     deal_document,
     entry_from_document,
     new_token,
+    outcome_fields,
 )
 from matches.names import name_key, pair_name, side_name
 
@@ -155,9 +156,7 @@ def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> No
     """Save `fields`, and where the rules now leave the match (its totals, the side its
     deals decide it for), and bump the revision. The row is locked (`_lock`)."""
     if outcome is not None:
-        fields.update(
-            total_0=outcome.totals[0], total_1=outcome.totals[1], decided_for=outcome.winner
-        )
+        fields.update(outcome_fields(outcome))
     Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
     match.revision += 1
     for name, value in fields.items():
@@ -638,9 +637,7 @@ def import_table(*, document: "TableImport") -> Table:
             end_reason=imported.end_reason or "",
             started_at=imported.started_at,
             finished_at=imported.finished_at,
-            total_0=imported.outcome.totals[0],
-            total_1=imported.outcome.totals[1],
-            decided_for=imported.outcome.winner,
+            **outcome_fields(imported.outcome),
             **imported.settings.as_dict(),
         )
         for imported in document.matches

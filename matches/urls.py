@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.urls import path, re_path, register_converter
 
-from matches import views
+from matches.views import history, sheet, site, tables, transfer
 
 
 class IdConverter:
@@ -42,45 +42,45 @@ LANGUAGES = "|".join(code for code, _name in settings.LANGUAGES)
 
 urlpatterns = [
     # First: every phone at a table polls the sheet every few seconds.
-    path(match, views.match, name="match"),
-    path("", views.home, name="home"),
-    path("healthz", views.healthz, name="healthz"),
-    path("offline", views.offline, name="offline"),
-    path("floor", views.floor, name="floor"),
-    path("sw.js", views.service_worker, name="service_worker"),
+    path(match, sheet.match, name="match"),
+    path("", tables.home, name="home"),
+    path("healthz", site.healthz, name="healthz"),
+    path("offline", site.offline, name="offline"),
+    path("floor", site.floor, name="floor"),
+    path("sw.js", site.service_worker, name="service_worker"),
     re_path(
         rf"^manifest\.(?P<language>{LANGUAGES})\.webmanifest$",
-        views.manifest,
+        site.manifest,
         name="manifest",
     ),
-    path("tables/new", views.create_table, name="create_table"),
-    path("tables/import", views.import_table, name="import_table"),
-    path("join/<token:scorer_token>/", views.join, name="join"),
-    path("t/<token:token>/", views.table, name="table"),
+    path("tables/new", tables.create_table, name="create_table"),
+    path("tables/import", transfer.import_table, name="import_table"),
+    path("join/<token:scorer_token>/", tables.join_table, name="join"),
+    path("t/<token:token>/", tables.table, name="table"),
     re_path(
         rf"^t/(?P<token>{TokenConverter.regex})/links/(?P<which>scorer|viewer)/rotate$",
-        views.rotate_link,
+        tables.rotate_link,
         name="rotate_link",
     ),
-    path("t/<token:token>/players/add", views.add_player, name="add_player"),
-    path("t/<token:token>/players/<id:player_id>/", views.rename_player, name="rename_player"),
-    path("t/<token:token>/players/<id:player_id>/merge", views.merge_player, name="merge_player"),
-    path("t/<token:token>/matches/new", views.new_match, name="new_match"),
-    path("t/<token:token>/stats", views.stats, name="stats"),
+    path("t/<token:token>/players/add", tables.add_player, name="add_player"),
+    path("t/<token:token>/players/<id:player_id>/", tables.rename_player, name="rename_player"),
+    path("t/<token:token>/players/<id:player_id>/merge", tables.merge_player, name="merge_player"),
+    path("t/<token:token>/matches/new", tables.new_match, name="new_match"),
+    path("t/<token:token>/stats", history.stats, name="stats"),
     re_path(
         rf"^t/(?P<token>{TokenConverter.regex})/export\.(?P<fmt>csv|json)$",
-        views.export_table,
+        transfer.export_table,
         name="export_table",
     ),
-    path(match + "deals", views.record_deal, name="record_deal"),
-    path(match + "deals/<id:number>/edit", views.edit_deal, name="edit_deal"),
-    path(match + "deals/<id:number>/delete", views.delete_deal, name="delete_deal"),
-    path(match + "deals/<id:number>/restore", views.restore_deal, name="restore_deal"),
-    path(match + "end", views.end_match, name="end_match"),
-    path(match + "stop", views.stop_match, name="stop_match"),
-    path(match + "reopen", views.reopen_match, name="reopen_match"),
-    path(match + "rematch", views.rematch, name="rematch"),
-    path(match + "settings", views.change_settings, name="change_settings"),
-    path(match + "export.csv", views.export_match, name="export_match"),
-    path(match + "history", views.match_history, name="match_history"),
+    path(match + "deals", sheet.record_deal, name="record_deal"),
+    path(match + "deals/<id:number>/edit", sheet.edit_deal, name="edit_deal"),
+    path(match + "deals/<id:number>/delete", sheet.delete_deal, name="delete_deal"),
+    path(match + "deals/<id:number>/restore", sheet.restore_deal, name="restore_deal"),
+    path(match + "end", sheet.end_match, name="end_match"),
+    path(match + "stop", sheet.stop_match, name="stop_match"),
+    path(match + "reopen", sheet.reopen_match, name="reopen_match"),
+    path(match + "rematch", sheet.rematch, name="rematch"),
+    path(match + "settings", sheet.change_settings, name="change_settings"),
+    path(match + "export.csv", transfer.export_match, name="export_match"),
+    path(match + "history", history.match_history, name="match_history"),
 ]

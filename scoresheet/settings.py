@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.forms",
     "django_htmx",
     "matches",
 ]
@@ -105,6 +106,8 @@ TEMPLATES = [
         },
     },
 ]
+
+FORM_RENDERER = "matches.forms.FormRenderer"
 
 # SQLite under var/ by default; DATABASE_URL (e.g. postgres://...) to grow past one machine.
 VAR_DIR = Path(env_str("DJANGO_VAR_DIR", str(BASE_DIR / "var")))

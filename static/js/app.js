@@ -204,22 +204,15 @@
   document.addEventListener("DOMContentLoaded", function () {
     draftsDrawn(document, drawnAgain());
   });
-  // A form whose answer draws the page again with the same forms to fill in (the match's
-  // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does.
-  // Set by that answer's swap and spent by the next content drawn: never cleared by another
-  // swap, since a poll's answer may come in between (htmx draws content once it settles).
-  var keepsDrafts = false;
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    var elt = origin(event);
-    if (event.detail.shouldSwap && elt && elt.closest && elt.closest("[data-keeps-drafts]")) {
-      keepsDrafts = true;
-    }
-  });
-  document.addEventListener("htmx:load", function (event) {
-    // Not htmx's first look at the page (the body), which the page's own load has seen to.
-    if (event.detail.elt === document.body || !event.detail.elt.isConnected) return;
-    draftsDrawn(event.detail.elt, keepsDrafts);
-    keepsDrafts = false;
+  // A form whose answer draws its parts again with the same forms to fill in (the match's
+  // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does. Each
+  // part an answer swaps in comes with the request it answers (htmx:afterSwap), so a poll
+  // answered meanwhile is told apart.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var elt = event.detail.elt;
+    var from = origin(event);
+    if (!elt || !elt.isConnected || elt === document.body) return;
+    draftsDrawn(elt, Boolean(from && from.closest && from.closest("[data-keeps-drafts]")));
   });
 
   // Copy a share link with one tap.

@@ -34,12 +34,19 @@
   function form() { return document.getElementById("deal-form"); }
 
   // A poll that was sent before the phone started typing must not wipe what it typed, unless
-  // the form is withdrawn (this phone may no longer score).
+  // the form is withdrawn (this phone may no longer score). The answer to this phone's own
+  // save or action always draws its parts. (An answer's parts are swapped one by one, right
+  // after its beforeSwap, which alone says which request it answers.)
+  var answeringPoll = false;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    answeringPoll = window.requestOrigin(event).id === "live";
+  });
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var typing = document.getElementById("typing");
     var incoming = event.detail.fragment;
     var keeps = incoming && incoming.querySelector && incoming.querySelector("#deal-form");
-    if (event.detail.target.id === "entry" && typing && typing.value === "1" && keeps) {
+    var mine = event.detail.target.id === "entry" || event.detail.target.id === "settings";
+    if (answeringPoll && mine && typing && typing.value === "1" && keeps) {
       event.detail.shouldSwap = false;
     }
   });
@@ -57,11 +64,12 @@
     return checked ? checked.value : "normal";
   }
 
-  // Typing one side's card points fills in the other side's: together they make the deal's
-  // total. Only in a deal played out: a claim stopped early (the other pile is not all the
-  // rest), and the server fills in a sweep's blank side by the sweep's rule, so that a wrong
-  // number is said of the one typed. Points filled in before such a kind was picked are
-  // taken out again, and put back if the deal is played out after all.
+  // Typing one side's card points fills in the other side's, as the server's rules would
+  // (the page lists them: `data-other-card-points`, the other side's for 0, 1, ... typed).
+  // Only in a deal played out: a claim stopped early (the other pile is not all the rest),
+  // and the server fills in a sweep's blank side by the sweep's rule, so that a wrong number
+  // is said of the one typed. Points filled in before such a kind was picked are taken out
+  // again, and put back if the deal is played out after all.
   function cardFields() { return form().querySelectorAll("input[data-card-points]"); }
   function fillIn() {
     var fields = cardFields();
@@ -69,12 +77,12 @@
     if (typed.length !== 1) return;
     var other = typed[0] === fields[0] ? fields[1] : fields[0];
     var value = typed[0].value.trim();
-    var total = parseInt(form().dataset.cardPoints, 10);
-    // What is not a whole number from 0 to the total leaves the other side blank, not at what
-    // an earlier keystroke made it (12 would leave the 10 that "1" gave): the error is said
-    // of the number typed.
-    var fits = /^[0-9]{1,2}$/.test(value) && parseInt(value, 10) <= total;
-    other.value = kind() === "normal" && fits ? String(total - parseInt(value, 10)) : "";
+    var others = form().dataset.otherCardPoints.split(" ");
+    // What is not a number the list knows leaves the other side blank, not at what an
+    // earlier keystroke made it (12 would leave the 10 that "1" gave): the error is said of
+    // the number typed.
+    var known = /^[0-9]{1,2}$/.test(value) && parseInt(value, 10) < others.length;
+    other.value = kind() === "normal" && known ? others[parseInt(value, 10)] : "";
   }
   document.addEventListener("input", function (event) {
     var f = form();
@@ -118,11 +126,13 @@
     count.querySelector("button[name=count]").click();
   });
 
-  // After a save (never after a poll), focus goes to the first field with an error,
-  // or to the message that says what happened.
+  // After a save (never after a poll), focus goes to the first field with an error, or to
+  // the message that says what happened: once, when the answer's parts have settled.
+  var focused = null;
   document.addEventListener("htmx:afterSettle", function (event) {
     var config = event.detail.requestConfig;
-    if (!config || config.verb !== "post") return;
+    if (!config || config.verb !== "post" || focused === event.detail.xhr) return;
+    focused = event.detail.xhr;
     var target = document.querySelector(
       "#deal-errors, #sheet [aria-invalid=true], #sheet .errorlist[tabindex], " +
         "#sheet .notice[tabindex], #sheet .result"

@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils import dateformat, timezone
 
 from matches.models import Deal, Table
+from tests.html import errors_of, one, parsed
 
 pytestmark = pytest.mark.django_db
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -66,14 +67,16 @@ def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worke
     )
     exported["matches"][0]["deals"][0]["card_points"] = [8, 4]
     upload = SimpleUploadedFile("table.json", json.dumps(exported).encode())
-    response = client.post(reverse("import_table"), {"file": upload}, **EN)
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "deal 1" in html.lower()
+    page = parsed(client.post(reverse("import_table"), {"file": upload}, **EN))
+    assert errors_of(page, "id_file") == [
+        "Match 1, deal 1: Card points, the last trick included, must add up to 11: "
+        "Alice & Carla 8 + Beppe & Dino 4 = 12."
+    ]
+    assert one(page, "details").has_attr("open")  # the import's part, opened on its error
     assert Table.objects.count() == 1
     junk = SimpleUploadedFile("junk.json", b"\x00not json")
-    html = client.post(reverse("import_table"), {"file": junk}, **EN).content.decode()
-    assert 'id="id_file-error"' in html
+    page = parsed(client.post(reverse("import_table"), {"file": junk}, **EN))
+    assert errors_of(page, "id_file") == ["The file is not valid JSON (line 1, column 1)."]
     assert Table.objects.count() == 1
 
 

@@ -19,7 +19,7 @@ def test_an_error_is_logged_with_its_traceback_but_never_the_secret(match, caplo
     url = reverse("match", args=[match.table.viewer_token, match.pk])
     with (
         caplog.at_level(logging.ERROR, logger="django.request"),
-        mock.patch("matches.views.Sheet.load", side_effect=RuntimeError("boom")),
+        mock.patch("matches.selectors.load_sheet", side_effect=RuntimeError("boom")),
     ):
         response = phone.get(url)
     assert response.status_code == 500
@@ -106,7 +106,7 @@ class _CutOff(io.BytesIO):
 def test_the_500_page_speaks_italian_first_and_english_too(match):
     phone = Client(raise_request_exception=False)
     url = reverse("match", args=[match.table.viewer_token, match.pk])
-    with mock.patch("matches.views.Sheet.load", side_effect=RuntimeError("boom")):
+    with mock.patch("matches.selectors.load_sheet", side_effect=RuntimeError("boom")):
         html = phone.get(url).content.decode()
     assert '<html lang="it">' in html
     assert "Niente di quello che hai inserito è stato salvato a metà." in html

@@ -1,47 +1,77 @@
+"""Tables (matches/views/tables.py): home, a new table, joining, a table's page, its links
+and players, and a new match."""
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from matches import rules, services
 from matches.models import Match, Player, Table
+from matches.views import access
+from tests.html import errors_of, one, parsed, value, words
 
 pytestmark = pytest.mark.django_db
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+HX = {"HTTP_HX_REQUEST": "true", **EN}
+
+
+def test_the_home_page_loads_htmx_from_this_server_with_a_nonce(client):
+    page = parsed(client.get("/", **EN))
+    assert words(one(page, "h1")) == "Tressette Scoresheet"
+    scripts = page.select("script")
+    assert "/static/django_htmx/htmx-2.min.js" in [script.get("src") for script in scripts]
+    assert all(script.has_attr("nonce") for script in scripts)
+    assert '"X-CSRFToken": "' in one(page, "body")["hx-headers"]
 
 
 def test_creating_a_table_joins_this_phone_and_lists_it_at_home(client):
     response = client.post(reverse("create_table"), {"name": "Bar Sport"}, **EN)
     table = Table.objects.get()
     assert response["Location"] == reverse("table", args=[table.viewer_token]) + "?created=1"
-    assert "Bar Sport" in client.get("/", **EN).content.decode()
-    page = client.get(response["Location"], **EN).content.decode()
-    assert "Scorer link" in page and "<svg" in page
+    assert [words(a.strong) for a in parsed(client.get("/", **EN)).select(".list a.row")] == [
+        "Bar Sport"
+    ]
+    page = parsed(client.get(response["Location"], **EN))
+    assert page.select("#scorer-url")
+    assert page.select("#share .qr svg")
     # Said once, with the way to what comes next: sharing the table.
-    assert "Table created. Share it with the others at the table" in page
-    assert 'data-once="created"' in page and '<a href="#share">' in page
+    created = one(page, "#created")
+    assert words(created).startswith("Table created. Share it with the others at the table")
+    assert created["data-once"] == "created" and created.a["href"] == "#share"
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_creating_a_table_and_a_match_with_and_without_htmx(client, htmx):
+    headers = HX if htmx else EN
+    response = client.post(reverse("create_table"), {"name": "Bar Sport"}, **headers)
+    location = (response["HX-Redirect"] if htmx else response["Location"]).split("?")[0]
+    assert location.startswith("/t/")
+    data = {"players_per_side": "1", "player_0": "Alice", "player_1": "Beppe", "line": "21"}
+    data.update(tie_rule="higher_total", first_dealer="1")
+    response = client.post(location + "matches/new", data, **headers)
+    assert (response["HX-Redirect"] if htmx else response["Location"]).startswith(location + "m/")
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("", "Give the table a name"),
-        ("x" * 10_000, "Keep it to 60 characters"),
-        ("Bar\x07Sport", "letters, numbers and punctuation only"),
+        ("", "Give the table a name, like “Bar Sport”."),
+        ("x" * 10_000, "Keep it to 60 characters (this one has 10000)."),
+        ("Bar\x07Sport", "Use letters, numbers and punctuation only."),
     ],
 )
 def test_a_bad_table_name_gets_a_message_and_nothing_is_stored(client, name, message):
-    response = client.post(reverse("create_table"), {"name": name}, **EN)
-    assert response.status_code == 200
-    assert message in response.content.decode()
+    page = parsed(client.post(reverse("create_table"), {"name": name}, **EN))
+    assert errors_of(page, "id_name") == [message]
     assert not Table.objects.exists()
 
 
 def test_hostile_names_are_escaped(client):
-    client.post(reverse("create_table"), {"name": '<script>alert(1)</script>" hx-get="/x'}, **EN)
+    name = '<script>alert(1)</script>" hx-get="/x'
+    client.post(reverse("create_table"), {"name": name}, **EN)
     table = Table.objects.get()
-    html = client.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
-    assert "<script>alert(1)" not in html
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot; hx-get=&quot;/x" in html
+    page = parsed(client.get(reverse("table", args=[table.viewer_token]), **EN))
+    assert words(one(page, "h1")) == name and not page.select("h1 script")
 
 
 def test_a_new_match_seats_four_players_and_opens_its_sheet(client):
@@ -73,22 +103,25 @@ def test_a_new_match_seats_four_players_and_opens_its_sheet(client):
 def test_a_new_match_with_missing_or_repeated_players_says_so(client):
     client.post(reverse("create_table"), {"name": "Bar Sport"}, **EN)
     table = Table.objects.get()
-    html = client.post(
-        reverse("new_match", args=[table.viewer_token]),
-        {
-            "players_per_side": "2",
-            "player_0": "Alice",
-            "player_2": "alice",
-            "player_1": "Beppe",
-            "line": "10",
-            "tie_rule": "higher_total",
-            "first_dealer": "0",
-        },
-        **EN,
-    ).content.decode()
-    assert "This player already sits at this match." in html
-    assert "Type a name or pick a player." in html
-    assert "The line must be from 11 to 101, not 10." in html
+    page = parsed(
+        client.post(
+            reverse("new_match", args=[table.viewer_token]),
+            {
+                "players_per_side": "2",
+                "player_0": "Alice",
+                "player_2": "alice",
+                "player_1": "Beppe",
+                "line": "10",
+                "tie_rule": "higher_total",
+                "first_dealer": "0",
+            },
+            **EN,
+        )
+    )
+    assert errors_of(page, "id_player_2") == ["This player already sits at this match."]
+    assert errors_of(page, "id_player_3") == ["Type a name or pick a player."]
+    assert errors_of(page, "id_line") == ["The line must be from 11 to 101, not 10."]
+    assert value(page, "player_2") == "alice"  # what was typed stays
     assert not Match.objects.exists()
 
 
@@ -103,7 +136,9 @@ def test_creating_tables_is_rate_limited_per_address(client, settings):
         assert client.post(reverse("create_table"), {"name": name}, **EN).status_code == 302
     response = client.post(reverse("create_table"), {"name": "Three"}, **EN)
     assert response.status_code == 429
-    assert "Too many new tables from this address" in response.content.decode()
+    assert words(one(parsed(response), "form .errorlist")) == (
+        "Too many new tables from this address: try again in an hour."
+    )
     assert Table.objects.count() == 2
     assert response["Retry-After"] == "3600"
     other = client.post(reverse("create_table"), {"name": "Four"}, REMOTE_ADDR="10.9.8.7", **EN)
@@ -138,14 +173,12 @@ def test_pages_holding_the_scorer_link_are_never_stored_by_the_browser(scorer, t
 
 
 def test_a_phone_keeps_the_tables_it_joined_last_within_a_cookies_room(client):
-    from matches import views
-
-    tables = [Table.objects.create(name=f"Table {n}") for n in range(views.JOINED_MAX + 5)]
+    tables = [Table.objects.create(name=f"Table {n}") for n in range(access.JOINED_MAX + 5)]
     for table in tables:
         client.post(reverse("join", args=[table.scorer_token]))
     client.post(reverse("join", args=[tables[0].scorer_token]))  # joined again: kept
-    joined = client.session[views.JOINED]
-    assert len(joined) == views.JOINED_MAX
+    joined = client.session[access.JOINED]
+    assert len(joined) == access.JOINED_MAX
     assert str(tables[0].pk) in joined and str(tables[-1].pk) in joined
     assert str(tables[1].pk) not in joined
 
@@ -153,17 +186,18 @@ def test_a_phone_keeps_the_tables_it_joined_last_within_a_cookies_room(client):
 def test_joining_with_an_empty_form_joins_all_the_same(client):
     table = Table.objects.create(name="Bar Sport")
     response = client.post(reverse("join", args=[table.scorer_token]))
-    assert response.status_code == 302
-    assert "Bar Sport" in client.get("/", **EN).content.decode()
+    assert response["Location"] == reverse("table", args=[table.viewer_token])
+    assert "Bar Sport" in words(parsed(client.get("/", **EN)).select_one(".list"))
 
 
 def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table):
     add = reverse("add_player", args=[table.viewer_token])
     scorer.post(add, {"name": "Élodie"}, **EN)
-    html = scorer.post(add, {"name": "élodie"}, **EN).content.decode()
-    assert "Élodie already plays at this table." in html
+    page = parsed(scorer.post(add, {"name": "élodie"}, **EN))
+    assert errors_of(page, "id_name") == ["Élodie already plays at this table."]
     scorer.post(add, {"name": "Strauß"}, **EN)
-    assert "Strauß already plays" in scorer.post(add, {"name": "STRAUSS"}, **EN).content.decode()
+    page = parsed(scorer.post(add, {"name": "STRAUSS"}, **EN))
+    assert errors_of(page, "id_name") == ["Strauß already plays at this table."]
     assert sorted(table.players.values_list("name", flat=True)) == sorted(
         ["Alice", "Beppe", "Carla", "Dino", "Élodie", "Strauß"]
     )
@@ -172,8 +206,9 @@ def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table
 def test_a_full_table_says_so_where_a_player_is_added(scorer, table, monkeypatch):
     monkeypatch.setattr(services, "TABLE_PLAYERS_MAX", table.players.count())
     response = scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Zeno"}, **EN)
-    assert response.status_code == 200
-    assert "A table holds at most 4 players: merge the ones entered twice" in response.text
+    assert errors_of(parsed(response), "id_name") == [
+        "A table holds at most 4 players: merge the ones entered twice, or start a new table."
+    ]
     assert not table.players.filter(name="Zeno").exists()
 
 
@@ -207,8 +242,9 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     add = reverse("add_player", args=[table.viewer_token])
     scorer.post(add, {"name": "👩\u200d🍳 Chef"}, **EN)
     assert table.players.filter(name="👩\u200d🍳 Chef").exists()
-    html = scorer.post(add, {"name": "\u200d"}, **EN).content.decode()
-    assert "Type the player&#x27;s name." in html
+    assert errors_of(parsed(scorer.post(add, {"name": "\u200d"}, **EN)), "id_name") == [
+        "Type the player's name."
+    ]
     assert "Use letters, numbers" in scorer.post(add, {"name": "A\u202eB"}, **EN).content.decode()
     # Nor a character Unicode has not assigned: "Alice" + U+2065 would look like Alice.
     for unknown in ("Alice\u2065", "Bo\U000e01f0", "Cy\uffff"):
@@ -238,8 +274,8 @@ def test_an_emoji_joined_by_zero_width_joiners_is_a_name(scorer, table):
     for same in ("Alice\u180b", "Ali\u17b4ce", "\u17b5Alice"):
         assert "already plays" in scorer.post(add, {"name": same}, **EN).content.decode()
     for unseen in ("\ufe0f", "\u3164", "\u2800 \u200d", "\u180b", "\u17b5", "\u0301", "\u20dd"):
-        html = scorer.post(add, {"name": unseen}, **EN).content.decode()
-        assert "Type the player&#x27;s name." in html, repr(unseen)
+        page = parsed(scorer.post(add, {"name": unseen}, **EN))
+        assert errors_of(page, "id_name") == ["Type the player's name."], repr(unseen)
 
 
 @pytest.mark.parametrize(
@@ -262,9 +298,8 @@ def test_a_new_match_with_a_choice_tampered_with_says_so(scorer, table, field, v
     data[field] = value
     data = {key: value for key, value in data.items() if value is not None}
     before = Match.objects.count()
-    html = scorer.post(reverse("new_match", args=[table.viewer_token]), data, **EN)
-    assert html.status_code == 200
-    assert message in html.content.decode()
+    page = parsed(scorer.post(reverse("new_match", args=[table.viewer_token]), data, **EN))
+    assert errors_of(page, f"id_{field}") == [message]
     assert Match.objects.count() == before
 
 
@@ -281,22 +316,28 @@ def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
         claim = rules.DealEntry((7, 0), (0, 0), kind="claim", side=claimer)  # Alice has 21
         services.record_deal(match=match, number=2, entry=claim)
         services.end_match(match=match)
-    html = scorer.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
-    assert 'won by <span class="clip">Alice</span> (claimed rightly)' in html
-    assert 'won by <span class="clip">Alice</span> (the other side claimed wrongly)' in html
+    page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
+    listed = [words(row) for row in page.select("#matches .list a.row")]
+    assert any("· won by Alice (claimed rightly) ·" in row for row in listed)
+    assert any("· won by Alice (the other side claimed wrongly) ·" in row for row in listed)
 
 
 def test_a_new_scorer_link_is_asked_for_twice_and_said_after(scorer, table):
-    page = scorer.get(reverse("table", args=[table.viewer_token]), **EN).content.decode()
-    assert "<summary>New scorer link…</summary>" in page
-    assert "stops scoring until it opens the new link" in page
+    page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
+    rotate = page.select("#share details.rotate")[0]
+    assert words(rotate.summary) == "New scorer link…"
+    assert "stops scoring until it opens the new link" in words(rotate)
     old = table.scorer_token
     response = scorer.post(reverse("rotate_link", args=[table.viewer_token, "scorer"]), **EN)
     assert response["Location"].endswith("?rotated=scorer#rotated")  # the notice takes focus
     table.refresh_from_db()
     assert table.scorer_token != old
-    page = scorer.get(response["Location"].split("#")[0], **EN).content.decode()
-    assert "New scorer link made: send it to the phones that score here." in page
+    page = parsed(scorer.get(response["Location"].split("#")[0], **EN))
+    assert words(one(page, "#rotated")) == (
+        "New scorer link made: send it to the phones that score here."
+    )
+    table.refresh_from_db()
+    assert one(page, "#scorer-url")["value"].endswith(f"/join/{table.scorer_token}/")
 
 
 def test_the_phone_that_makes_a_table_may_name_itself_for_the_history(client):
@@ -307,7 +348,7 @@ def test_the_phone_that_makes_a_table_may_name_itself_for_the_history(client):
     client.post(reverse("new_match", args=[table.viewer_token]), data)
     assert table.matches.get().changes.get().by == "Marco"
     # The next table's form offers the same name.
-    assert 'value="Marco"' in client.get("/", **EN).content.decode()
+    assert value(parsed(client.get("/", **EN)), "label") == "Marco"
 
 
 def test_joining_opens_the_match_being_played_when_there_is_just_one(client, match):
@@ -339,12 +380,14 @@ def test_renaming_to_another_players_name_offers_to_merge_the_two(client, own_ta
     table = own_table
     giani, gianni = entered_twice(table)
     rename = reverse("rename_player", args=[table.viewer_token, giani.pk])
-    html = client.post(rename, {"name": "gianni"}, **EN).content.decode()
+    page = parsed(client.post(rename, {"name": "gianni"}, **EN))
     # The offer is the answer, and takes focus: the name typed is not marked wrong.
-    assert "Gianni already plays at this table. Is Giani the same person?</h2>" in html
-    assert 'aria-invalid="true"' not in html
+    offer = one(page, "#merge h2")
+    assert words(offer) == "Gianni already plays at this table. Is Giani the same person?"
+    assert offer.has_attr("data-focus-on-load") and not page.select("[aria-invalid]")
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
-    assert f'action="{merge}"' in html and f'name="into" value="{gianni.pk}"' in html
+    assert one(page, "#merge form")["action"] == merge
+    assert value(one(page, "#merge"), "into") == str(gianni.pk)
     answer = client.post(merge, {"into": gianni.pk}, **EN)
     assert answer.status_code == 302
     assert answer["Location"].endswith(f"?merged={gianni.pk}#merged")
@@ -354,12 +397,14 @@ def test_renaming_to_another_players_name_offers_to_merge_the_two(client, own_ta
         "Carla",
         "Gianni",
     ]
-    page = client.get(answer["Location"], **EN).content.decode()
-    assert "Merged: Gianni now has the matches and stats of both." in page
+    page = parsed(client.get(answer["Location"], **EN))
+    assert words(one(page, "#merged")) == "Merged: Gianni now has the matches and stats of both."
     first = Match.objects.filter(table=table).order_by("pk").first()
-    history = client.get(reverse("match_history", args=[table.viewer_token, first.pk]), **EN)
-    assert "Players merged</strong>" in history.content.decode()
-    assert "before: Giani</div>" in history.content.decode().replace("\n", "")
+    url = reverse("match_history", args=[table.viewer_token, first.pk])
+    history = parsed(client.get(url, **EN))
+    merged = history.select(".changes li")[0]
+    assert words(merged.strong) == "Players merged"
+    assert [words(d) for d in merged.select("div")] == ["before: Giani", "after: Gianni"]
 
 
 @pytest.mark.parametrize("into", ["", "abc", "999999", "self"])
@@ -368,9 +413,8 @@ def test_a_merge_into_no_other_player_of_the_table_is_refused_in_words(client, o
     giani = services.add_player(table=table, name="Giani")
     into = str(giani.pk) if into == "self" else into
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
-    answer = client.post(merge, {"into": into}, **EN)
-    assert answer.status_code == 200
-    assert "Choose another player of this table." in answer.content.decode()
+    page = parsed(client.post(merge, {"into": into}, **EN))
+    assert words(one(page, ".notice.error")) == "Choose another player of this table."
     assert table.players.count() == 1
 
 
@@ -379,8 +423,10 @@ def test_two_players_of_one_match_are_not_merged_and_told_why(client, own_table)
     services.start_match(table=table, players=[["Giani", "Gianni"], ["Beppe", "Carla"]])
     giani, gianni = (Player.objects.get(table=table, name=n) for n in ("Giani", "Gianni"))
     merge = reverse("merge_player", args=[table.viewer_token, giani.pk])
-    html = client.post(merge, {"into": gianni.pk}, **EN).content.decode()
-    assert "Giani and Gianni played in the same match: they are two people." in html
+    page = parsed(client.post(merge, {"into": gianni.pk}, **EN))
+    assert words(one(page, "#merge-error")) == (
+        "Giani and Gianni played in the same match: they are two people."
+    )
     assert table.players.count() == 4
 
 
@@ -395,8 +441,10 @@ def test_a_second_tap_on_merge_is_told_the_player_was_merged_not_a_404(client, o
         client.get(reverse("rename_player", args=[table.viewer_token, giani.pk])),
     ):
         assert late.status_code == 302
-        page = client.get(late["Location"], **EN).content.decode()
-        assert "That player is no longer on the list: merged into another already." in page
+        page = parsed(client.get(late["Location"], **EN))
+        assert words(one(page, "#player-gone")).startswith(
+            "That player is no longer on the list: merged into another already."
+        )
 
 
 def test_no_merge_is_offered_for_two_people_of_one_match(client, own_table):
@@ -404,9 +452,12 @@ def test_no_merge_is_offered_for_two_people_of_one_match(client, own_table):
     services.start_match(table=table, players=[["Eva", "Dina"], ["Beppe", "Carla"]])
     eva = Player.objects.get(table=table, name="Eva")
     rename = reverse("rename_player", args=[table.viewer_token, eva.pk])
-    html = client.post(rename, {"name": "dina"}, **EN).content.decode()
-    assert "Eva and Dina played in the same match: they are two people." in html
-    assert "merge_player" not in html and "/merge" not in html  # no button that can only fail
+    page = parsed(client.post(rename, {"name": "dina"}, **EN))
+    assert words(one(page, "#merge-error")) == (
+        "Eva and Dina played in the same match: they are two people."
+    )
+    assert errors_of(page, "id_name") == ["Dina already plays at this table."]
+    assert not page.select("#merge form")  # no button that can only fail
 
 
 def test_a_rename_that_would_give_both_sides_one_name_is_refused(client, own_table):
@@ -414,8 +465,11 @@ def test_a_rename_that_would_give_both_sides_one_name_is_refused(client, own_tab
     services.start_match(table=table, players=[["Hugo"], ["Ivo"]], side_names=["", "Zorro"])
     hugo = Player.objects.get(table=table, name="Hugo")
     rename = reverse("rename_player", args=[table.viewer_token, hugo.pk])
-    html = client.post(rename, {"name": "Zorro"}, **EN).content.decode()
-    assert "Both sides of a match would then be called “Zorro”, and its sheet could" in html
+    page = parsed(client.post(rename, {"name": "Zorro"}, **EN))
+    assert errors_of(page, "id_name") == [
+        "Both sides of a match would then be called “Zorro”, and its sheet could not tell "
+        "them apart."
+    ]
     assert Player.objects.get(pk=hugo.pk).name == "Hugo"
     sides = Match.objects.get(table=table).sides.order_by("position")
     assert list(sides.values_list("name", flat=True)) == ["Hugo", "Zorro"]  # nothing written
@@ -425,12 +479,40 @@ def test_adding_and_renaming_a_player_is_said_over_the_list(scorer, table):
     response = scorer.post(reverse("add_player", args=[table.viewer_token]), {"name": "Zoë"})
     zoe = table.players.get(name="Zoë")
     assert response["Location"].endswith(f"?added={zoe.pk}#added")
-    html = scorer.get(response["Location"], **EN).content.decode()
-    assert 'id="added" data-focus-on-load data-once="added">Added: Zoë.</p>' in html
+    added = one(parsed(scorer.get(response["Location"], **EN)), "#added")
+    assert words(added) == "Added: Zoë." and added["data-once"] == "added"
     rename = reverse("rename_player", args=[table.viewer_token, zoe.pk])
     response = scorer.post(rename, {"name": "Zoë Bianchi"})
     assert response["Location"].endswith(f"?renamed={zoe.pk}#renamed")
-    html = scorer.get(response["Location"], **EN).content.decode()
-    assert "Renamed: Zoë Bianchi, on every sheet and in the stats." in html
+    page = parsed(scorer.get(response["Location"], **EN))
+    assert words(one(page, "#renamed")) == "Renamed: Zoë Bianchi, on every sheet and in the stats."
     # Another table's player, or a number of nothing: no notice at all.
-    assert 'id="added"' not in scorer.get(f"/t/{table.viewer_token}/?added=999999").content.decode()
+    assert not parsed(scorer.get(f"/t/{table.viewer_token}/?added=999999")).select("#added")
+
+
+def _new_match(scorer, table, **fields):
+    data = {"players_per_side": "2", "line": "21", "tie_rule": "higher_total", "first_dealer": "0"}
+    data.update(player_0="Alice", player_1="Beppe", player_2="Carla", player_3="Dino")
+    url = reverse("new_match", args=[table.viewer_token])
+    return scorer.post(url, {**data, **fields}, HTTP_ACCEPT_LANGUAGE="en")
+
+
+def test_in_due_the_hidden_partner_fields_are_not_read(scorer, table):
+    """A partner typed (too long) before switching to two players: its field is hidden then,
+    so its error could not be seen, and nothing it holds is used."""
+    before = list(table.matches.values_list("pk", flat=True))
+    response = _new_match(scorer, table, players_per_side="1", player_2="p" * 41, player_3="\x07")
+    assert response.status_code == 302
+    match = table.matches.exclude(pk__in=before).get()
+    assert match.players_per_side == 1
+    assert [side.second_player for side in match.sides.all()] == [None, None]
+    assert not table.players.filter(name__startswith="pp").exists()
+
+
+@pytest.mark.parametrize(
+    "names", [{"side_name_0": "Noi", "side_name_1": "noi "}, {"side_name_0": "Beppe & Dino"}]
+)
+def test_two_sides_of_one_name_are_refused_in_words(scorer, table, names):
+    page = parsed(_new_match(scorer, table, **names))
+    assert words(one(page, ".errorlist.nonfield")).endswith("give one of them another name.")
+    assert table.matches.count() == 1  # the fixture's match alone

@@ -1,0 +1,746 @@
+"""What the pages show, read in a fixed number of queries and scored by `matches.rules`.
+
+Each reader returns a frozen plain object the template draws, in the language active when it
+was read: no form, no request, no cache inside. Writes live in `matches.services`.
+"""
+
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.paginator import Page, Paginator
+from django.db import connection
+from django.db.models import Case, OuterRef, Prefetch, Q, Subquery, When
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from matches import rules
+from matches.models import (
+    DEAL_KINDS,
+    END_REASONS,
+    TIE_RULES,
+    Action,
+    Change,
+    Deal,
+    Match,
+    Player,
+    Side,
+    Table,
+)
+from matches.names import ZWJ, pair_name, sort_key
+
+HISTORY_PAGE = 100  # changes a page
+MATCHES_PAGE = 20  # matches a page of a table's list
+
+
+# --- A match's sheet ---------------------------------------------------------------------
+
+_STATE_SQL = (
+    f"SELECT m.revision, m.table_id, t.scorer_token FROM {Match._meta.db_table} m"
+    f" JOIN {Table._meta.db_table} t ON t.id = m.table_id"
+    " WHERE m.id = %s AND t.viewer_token = %s"
+)
+
+
+@dataclass(frozen=True)
+class State:
+    """What a poll needs to know whether anything changed: one plain query."""
+
+    revision: int
+    table_id: int
+    scorer_token: str
+
+
+def match_state(token: str, match_id: int) -> State | None:
+    """The revision of a match seen through its table's view link, and the table's scorer
+    link (a new one changes what a scorer is shown). The ORM would spend more time building
+    it than the database answering it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_STATE_SQL, [match_id, token])
+        found = cursor.fetchone()
+    return State(*found) if found is not None else None
+
+
+@dataclass(frozen=True)
+class SideView:
+    position: int
+    name: str
+    players: tuple[str, ...]
+    total: int
+    needs: int
+    won: bool  # its deals decide the match for it (ended or not)
+
+    @property
+    def pair(self) -> bool:
+        """Named after its two players: shown a player a line, so that a long first name
+        cannot hide the partner's."""
+        return len(self.players) == 2 and self.name == pair_name(self.players)
+
+    @property
+    def speaks_of(self) -> int:
+        """How many the name speaks of, for the verb after it: "Alice & Carla have won",
+        "Bar Sport has won"."""
+        return 2 if self.pair else 1
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A side's points in one deal, and beneath them how they came about."""
+
+    points: int
+    detail: str  # "8 + 3": card points + declarations, where that is not plain
+    to_line: bool  # a sweeper's points take it to the line, whatever it counted
+    tag: str  # the kind of deal, on the side that swept or claimed
+
+
+@dataclass(frozen=True)
+class Row:
+    number: int
+    dealer: str
+    cells: tuple[Cell, Cell]
+    totals: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Both running totals toward the line, as a small SVG drawn by the server."""
+
+    width: int
+    height: int
+    line_y: str
+    side_0: str
+    side_1: str
+    label_x: float
+    ends: tuple[tuple[int, str], tuple[int, str]]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A match as every phone sees it at one revision, whoever looks."""
+
+    match_id: int
+    revision: int
+    table_name: str
+    viewer_token: str
+    line: int
+    tie_rule: str  # in words
+    claims_allowed: bool
+    settings: rules.MatchSettings
+    started_at: datetime
+    status: rules.Status
+    sides: tuple[SideView, SideView]
+    rows: tuple[Row, ...]
+    chart: Chart | None
+    next_number: int
+    next_dealer: str
+    decided: bool
+    another_deal: bool
+    verdict: SafeString  # who wins, once the rules decide it
+    claim: str  # ended on a claim: who claimed, rightly or wrongly
+    next_match_id: int | None
+    last_change: tuple[int, str, int | None] | None  # id, action and deal number
+    entries: tuple[rules.DealEntry, ...] = field(repr=False)
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status is rules.Status.IN_PROGRESS
+
+    @property
+    def finished(self) -> bool:
+        return self.status is rules.Status.FINISHED
+
+    @property
+    def abandoned(self) -> bool:
+        return self.status is rules.Status.ABANDONED
+
+    @property
+    def open_for_deals(self) -> bool:
+        return self.in_progress and not self.decided
+
+    @property
+    def side_names(self) -> tuple[str, str]:
+        return (self.sides[0].name, self.sides[1].name)
+
+    @property
+    def last_number(self) -> int:
+        return len(self.rows)
+
+    @property
+    def other_card_points(self) -> str:
+        """For each card points typed, 0 to 11, the other side's in a deal played out: the
+        phone fills them in from this (it derives no rule of its own)."""
+        typed = range(rules.CARD_POINTS_PER_DEAL + 1)
+        return " ".join(str(rules.complete_card_points(points, None)[1]) for points in typed)
+
+
+def load_sheet(token: str, match_id: int) -> Sheet | None:
+    """The sheet of a match seen through its table's view link: three queries (the match
+    with its table and sides, its deals, its last change)."""
+    sides = list(
+        Side.objects.select_related("match__table", "first_player", "second_player")
+        .filter(match_id=match_id, match__table__viewer_token=token)
+        .order_by("position")
+    )
+    if not sides:
+        return None
+    match = sides[0].match
+    entries = [deal.entry for deal in match.deals.order_by("number")]
+    names = (sides[0].name, sides[1].name)
+    outcome = match.score(entries, names)
+    last = match.changes.order_by("-id").values_list("pk", "action", "deal_number").first()
+    return sheet_of(match, sides, outcome, last)
+
+
+def sheet_of(
+    match: Match,
+    sides: list[Side],
+    outcome: rules.Outcome,
+    last_change: tuple[int, str, int | None] | None,
+) -> Sheet:
+    """The sheet of a match, its sides and the outcome the rules scored."""
+    seated = [tuple(player.name for player in side.players) for side in sides]
+    seats = rules.seat_order(seated)
+    return Sheet(
+        match_id=match.pk,
+        revision=match.revision,
+        table_name=match.table.name,
+        viewer_token=match.table.viewer_token,
+        line=match.line,
+        tie_rule=str(dict(TIE_RULES)[match.tie_rule]),
+        claims_allowed=match.claims_allowed,
+        settings=rules.MatchSettings(match.line, match.tie_rule, match.claims_allowed),
+        started_at=match.started_at,
+        status=rules.Status(match.status),
+        sides=tuple(
+            SideView(
+                position=i,
+                name=side.name,
+                players=seated[i],
+                total=outcome.totals[i],
+                needs=outcome.needs[i],
+                won=outcome.winner == i,
+            )
+            for i, side in enumerate(sides)
+        ),
+        rows=tuple(_row(deal, seats) for deal in outcome.deals),
+        chart=_chart(match.line, outcome) if outcome.deals else None,
+        next_number=outcome.next_number,
+        next_dealer=seats[outcome.next_dealer],
+        decided=outcome.decided,
+        another_deal=outcome.another_deal,
+        verdict=_verdict(outcome, sides, ended=match.status == rules.Status.FINISHED),
+        claim=_claim(outcome, sides),
+        next_match_id=match.next_match_id,
+        last_change=last_change,
+        entries=tuple(deal.entry for deal in outcome.deals),
+    )
+
+
+def _kind_labels() -> dict[str, str]:
+    return {str(kind): str(label) for kind, label in DEAL_KINDS}
+
+
+def points_as_typed(card_points: int, declared_points: int) -> str:
+    """A side's points in a deal as they are typed: card points + declarations."""
+    return f"{card_points} + {declared_points}"
+
+
+def _row(deal: rules.ScoredDeal, seats: list[str]) -> Row:
+    entry, sweep = deal.entry, rules.is_sweep(deal.entry.kind)
+    label = _kind_labels()[entry.kind]
+
+    def cell(i: int) -> Cell:
+        swept = sweep and entry.side == i
+        shown = (entry.declared_points[i] or entry.kind != rules.DealKind.NORMAL) and not swept
+        return Cell(
+            points=deal.points[i],
+            detail=points_as_typed(entry.card_points[i], entry.declared_points[i]) if shown else "",
+            to_line=swept and deal.points[i] > 0,  # a sweeper past the line already scores 0
+            tag=label if entry.side == i else "",
+        )
+
+    return Row(deal.number, seats[deal.dealer], (cell(0), cell(1)), deal.totals)
+
+
+def _verdict(outcome: rules.Outcome, sides: list[Side], *, ended: bool) -> SafeString:
+    """Who wins, in a sentence whose verb agrees with the side's name; "" until decided."""
+    if outcome.winner is None:
+        return SafeString("")
+    winner = sides[outcome.winner]
+    count = 2 if len(winner.players) == 2 and winner.named_after_players else 1
+    if ended:
+        reason = str(dict(END_REASONS)[outcome.reason])
+        said = ngettext(
+            "<strong>%(side)s</strong> won the match (%(reason)s).",
+            "<strong>%(side)s</strong> won the match (%(reason)s).",
+            count,
+        )
+        return _safe(said, side=winner.name, reason=reason)
+    claimer = sides[outcome.claimer].name if outcome.claimer is not None else ""
+    return _safe(_decided(outcome, count), side=winner.name, claimer=claimer)
+
+
+def _safe(template: str, **params: str) -> SafeString:
+    """A translated sentence with markup of its own, and the names put in it escaped."""
+    return mark_safe(template % {name: escape(value) for name, value in params.items()})
+
+
+def _decided(outcome: rules.Outcome, count: int) -> str:
+    reason = outcome.reason
+    if reason is rules.EndReason.LINE and outcome.both_at_line:
+        return ngettext(
+            "Both sides have reached the line: <strong>%(side)s</strong> has the higher total "
+            "and wins the match.",
+            "Both sides have reached the line: <strong>%(side)s</strong> have the higher total "
+            "and win the match.",
+            count,
+        )
+    if reason is rules.EndReason.LINE:
+        return ngettext(
+            "<strong>%(side)s</strong> has reached the line and wins the match.",
+            "<strong>%(side)s</strong> have reached the line and win the match.",
+            count,
+        )
+    if reason is rules.EndReason.CAPPOTTO:
+        return ngettext(
+            "<strong>%(side)s</strong> wins the match with a cappotto.",
+            "<strong>%(side)s</strong> win the match with a cappotto.",
+            count,
+        )
+    if reason is rules.EndReason.STRAMAZZO:
+        return ngettext(
+            "<strong>%(side)s</strong> wins the match with a stramazzo.",
+            "<strong>%(side)s</strong> win the match with a stramazzo.",
+            count,
+        )
+    if outcome.claimer == outcome.winner:
+        return ngettext(
+            "<strong>%(side)s</strong> claimed the line rightly and wins the match.",
+            "<strong>%(side)s</strong> claimed the line rightly and win the match.",
+            count,
+        )
+    return ngettext(
+        "%(claimer)s claimed the line wrongly: <strong>%(side)s</strong> wins the match.",
+        "%(claimer)s claimed the line wrongly: <strong>%(side)s</strong> win the match.",
+        count,
+    )
+
+
+def _claim(outcome: rules.Outcome, sides: list[Side]) -> str:
+    """Who claimed, rightly or wrongly, where a claim decided the match; else ""."""
+    if outcome.claimer is None:
+        return ""
+    claimer = {"claimer": sides[outcome.claimer].name}
+    if outcome.claimer == outcome.winner:
+        return _("%(claimer)s claimed the line rightly.") % claimer
+    return _("%(claimer)s claimed the line wrongly.") % claimer
+
+
+def _chart(line: int, outcome: rules.Outcome) -> Chart:
+    totals = [(0, 0), *(deal.totals for deal in outcome.deals)]
+    return chart(line, totals)
+
+
+def chart(
+    line: int, totals: list[tuple[int, int]], width: int = 320, height: int = 150, gutter: int = 28
+) -> Chart:
+    """Both running totals toward the line, and each side's last total written at the end of
+    its trace (in a gutter on the right). A tenth of headroom above the highest total: a
+    trace at the very top would be cut by the edge. The worked deal then 11 to 7, line 21:
+
+    >>> drawn = chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100, gutter=0)
+    >>> drawn.side_0, drawn.ends
+    ('0.0,100.0 5.0,54.5 10.0,9.1', ((22, '9.1'), (10, '58.7')))
+
+    Totals close together are written a line apart, not one over the other:
+
+    >>> chart(21, [(0, 0), (21, 20)], height=100).ends
+    ((21, '7.0'), (20, '19.0'))
+    """
+    top = 1.1 * max([line, *[max(t) for t in totals]])
+    steps = max(len(totals) - 1, 1)
+    plot = width - gutter
+
+    def y(value: int) -> float:
+        return height - value * height / top
+
+    def trace(side: int) -> str:
+        return " ".join(f"{i * plot / steps:.1f},{y(t[side]):.1f}" for i, t in enumerate(totals))
+
+    last = totals[-1]
+    ends = _apart(y(last[0]), y(last[1]), gap=12, low=7, high=height - 7)
+    return Chart(
+        width=width,
+        height=height,
+        line_y=f"{y(line):.1f}",
+        side_0=trace(0),
+        side_1=trace(1),
+        label_x=plot + 3,
+        ends=((last[0], f"{ends[0]:.1f}"), (last[1], f"{ends[1]:.1f}")),
+    )
+
+
+def _apart(a: float, b: float, *, gap: float, low: float, high: float) -> tuple[float, float]:
+    """Two heights at least `gap` apart, moved as little as may be, both within low..high."""
+    if abs(a - b) >= gap:
+        return a, b
+    upper = max(low, min((a + b - gap) / 2, high - gap))
+    return (upper, upper + gap) if a <= b else (upper + gap, upper)
+
+
+def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
+    """A deal as a phone typed it: each side's card points + declarations, and the kind with
+    the side it names when it was not played out. Not scored: the rules alone score.
+
+    >>> as_typed(rules.DealEntry((5, 6), (3, 0)), ("Alice", "Bob"))
+    'Alice 5 + 3, Bob 6 + 0'
+    """
+    typed = ", ".join(
+        f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
+        for side, name in enumerate(side_names)
+    )
+    if entry.side is None:
+        return typed
+    return f"{typed} ({_kind_labels()[entry.kind]}: {side_names[entry.side]})"
+
+
+# --- A match's history ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One change to a match, in words."""
+
+    id: int
+    at: datetime
+    what: str
+    by: str
+    before: str
+    after: str
+    deal_number: int | None
+
+
+def match_changes(match: Match, side_names: tuple[str, str], page: str | None) -> Page:
+    """Every change to a match, newest first, a hundred a page (an imported log may be
+    long), each said in words."""
+    changes = Paginator(match.changes.order_by("-at", "-id"), HISTORY_PAGE).get_page(page)
+    changes.object_list = [_logged(change, side_names) for change in changes.object_list]
+    return changes
+
+
+def _logged(change: Change, side_names: tuple[str, str]) -> Logged:
+    deal_actions = {
+        Action.DEAL_RECORDED: _("Deal %(number)s recorded"),
+        Action.DEAL_EDITED: _("Deal %(number)s edited"),
+        Action.DEAL_DELETED: _("Deal %(number)s deleted"),
+        Action.DEAL_RESTORED: _("Deal %(number)s restored"),
+    }
+    if change.action in deal_actions:
+        what = deal_actions[change.action] % {"number": change.deal_number}
+    else:
+        what = str(change.get_action_display()).capitalize()
+    return Logged(
+        id=change.pk,
+        at=change.at,
+        what=what,
+        by=change.by,
+        before=describe(change.old, side_names),
+        after=describe(change.new, side_names),
+        deal_number=change.deal_number,
+    )
+
+
+def describe(values: dict | None, side_names: tuple[str, str]) -> str:
+    """What the log keeps of a change, in words: a deal's points, settings, a result, the
+    totals, a player's name. Odd values (an imported log may hold anything) as they are."""
+    if not values:
+        return ""
+    if "points" in values:
+        return _describe_deal(values, side_names)
+    if "line" in values:
+        tie = {
+            rules.TieRule.ANOTHER_DEAL: _("tie: always another deal"),
+            rules.TieRule.HIGHER_TOTAL: _("tie: higher total wins"),
+        }.get(values.get("tie_rule"), _("tie: higher total wins"))
+        claims = _("claims allowed") if values.get("claims_allowed") else _("no claims")
+        line = _("line %(line)s") % {"line": values["line"]}
+        return f"{line}, {tie}, {claims}"
+    if "reason" in values:
+        return _describe_result(values, side_names)
+    if "totals" in values:
+        return _totals(values["totals"])
+    return str(values.get("player", ""))
+
+
+def _describe_deal(values: dict, side_names: tuple[str, str]) -> str:
+    kind, side = values.get("kind"), values.get("side")
+    label = {
+        rules.DealKind.CAPPOTTO: _("cappotto"),
+        rules.DealKind.STRAMAZZO: _("stramazzo"),
+        rules.DealKind.CLAIM: _("claim"),
+    }.get(kind, "")
+    parts = []
+    for i, name in enumerate(side_names):
+        cards, declared, points = (_at(values.get(key), i) for key in
+                                   ("card_points", "declared_points", "points"))  # fmt: skip
+        swept = side == i and kind != rules.DealKind.CLAIM
+        said = f"{name} {cards} + {declared} {'→' if swept else '='} {points}"
+        if side == i and label:
+            to_line = ", " + _("to the line") if swept else ""
+            said += f" ({label}{to_line})"
+        parts.append(said)
+    return " · ".join(parts)
+
+
+def _at(pair: object, index: int) -> object:
+    return pair[index] if isinstance(pair, list) and len(pair) == 2 else "?"
+
+
+def _describe_result(values: dict, side_names: tuple[str, str]) -> str:
+    winner, reason = values.get("winner"), values.get("reason")
+    said = []
+    if winner in (0, 1):
+        said.append(_("won by %(side)s") % {"side": side_names[winner]})
+    if reason == rules.EndReason.CLAIM and values.get("claimer") in (0, 1):
+        claimer = values["claimer"]
+        if claimer == winner:
+            said.append(_("claimed rightly"))
+        else:
+            said.append(_("wrong claim by %(side)s") % {"side": side_names[claimer]})
+    else:
+        said.append(str(dict(END_REASONS).get(reason, reason)))
+    if "totals" in values:
+        said.append(_totals(values["totals"]))
+    return " · ".join(said)
+
+
+def _totals(totals: object) -> str:
+    return f"{_at(totals, 0)}\u2013{_at(totals, 1)}"  # an en dash, as the sheet writes them
+
+
+# --- A table's matches -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchLine:
+    """One match in a table's list."""
+
+    id: int
+    side_names: tuple[str, str]
+    totals: tuple[int, int]
+    started_at: datetime
+    said: str  # "won by … (cappotto)", "stopped, undecided", "in progress" ...
+    emphasis: bool  # what it says is a state, not a result: in italics
+
+
+def table_matches(table: Table, *, player: Player | None, page: str | None) -> Page:
+    """The table's matches, twenty a page: in progress first, then finished or stopped,
+    newest first; the matches of one player when asked."""
+    under_way = Case(When(status=rules.Status.IN_PROGRESS, then=0), default=1)
+    matches = Match.objects.filter(table=table).order_by(under_way, "-started_at", "-pk")
+    if player is not None:
+        matches = matches.filter(
+            Q(sides__first_player=player) | Q(sides__second_player=player)
+        ).distinct()
+    # Who claimed, where a claim ended the match: a wrong claim is won by the other side.
+    claims = Deal.objects.filter(match=OuterRef("pk"), kind=rules.DealKind.CLAIM)
+    matches = matches.annotate(claimed_by=Subquery(claims.values("side")[:1])).prefetch_related(
+        Prefetch("sides", queryset=Side.objects.order_by("position").only("match", "name"))
+    )
+    listed = Paginator(matches, MATCHES_PAGE).get_page(page)
+    listed.object_list = [_match_line(match) for match in listed.object_list]
+    return listed
+
+
+def _match_line(match: Match) -> MatchLine:
+    names = tuple(side.name for side in match.sides.all())
+    if match.status == rules.Status.FINISHED:
+        if match.end_reason == rules.EndReason.CLAIM and match.claimed_by is not None:
+            right = match.claimed_by == match.winner
+            how = _("claimed rightly") if right else _("the other side claimed wrongly")
+        else:
+            how = str(dict(END_REASONS).get(match.end_reason, match.end_reason))
+        won = _("won by %(side)s") % {"side": names[match.winner]}
+        said, emphasis = f"{won} ({how})", False
+    elif match.status == rules.Status.ABANDONED:
+        said, emphasis = _("stopped, undecided"), True
+    elif match.decided_for is not None:
+        decided = _("decided for %(side)s") % {"side": names[match.decided_for]}
+        waiting = _("waiting for End match")
+        said, emphasis = f"{decided} · {waiting}", False
+    else:
+        said, emphasis = _("in progress"), True
+    return MatchLine(
+        match.pk, names, (match.total_0, match.total_1), match.started_at, said, emphasis
+    )
+
+
+# --- A table's stats ---------------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """Matches played and won, and more, by one player or one pair."""
+
+    name: str
+    player_id: int | None = None  # a player's (its matches are listed on the table's page)
+    played: int = 0
+    won: int = 0
+    deals: int = 0
+    points: int = 0
+    declarations: int = 0
+    declared_points: int = 0
+    sweeps: int = 0
+    results: list[bool] = field(default_factory=list)  # oldest first
+
+    @property
+    def win_rate(self) -> int:
+        # Half up, as people round (Python's round() takes 62.5 to 62).
+        return (200 * self.won + self.played) // (2 * self.played) if self.played else 0
+
+    @property
+    def points_per_deal(self) -> float:
+        # To a tenth, half up like win_rate: 21 points in 4 deals is 5.3, not round()'s 5.2.
+        return (20 * self.points + self.deals) // (2 * self.deals) / 10 if self.deals else 0.0
+
+    @property
+    def streak(self) -> str:
+        """The current run in words: "3 won", "1 lost", or ""."""
+        if not self.results:
+            return ""
+        last, run = self.results[-1], 0
+        for result in reversed(self.results):
+            if result != last:
+                break
+            run += 1
+        if last:
+            return ngettext("%(n)s won", "%(n)s won", run) % {"n": run}
+        return ngettext("%(n)s lost", "%(n)s lost", run) % {"n": run}
+
+
+@dataclass(frozen=True)
+class Stats:
+    matches_played: int
+    players: list[Record]
+    pairs: list[Record]
+    longest: Match | None
+    longest_sides: tuple[str, str]
+    chart: dict
+    waiting: int  # decided by their deals but never ended: they count once they are
+
+
+def table_stats(table: Table) -> Stats:
+    """Per player and per pair, from the finished matches: two queries (the matches with
+    what the rules stored of them, and their sides), whatever their number; a third counts
+    the matches waiting for End match."""
+    matches = list(
+        Match.objects.filter(table=table, status=rules.Status.FINISHED).order_by("started_at", "pk")
+    )
+    sides: dict[int, list[Side]] = defaultdict(list)
+    finished = Side.objects.filter(match__table=table, match__status=rules.Status.FINISHED)
+    for side in finished.select_related("first_player", "second_player").order_by("position"):
+        sides[side.match_id].append(side)
+    players: dict[int, Record] = {}
+    pairs: dict[frozenset[int], Record] = {}
+    for match in matches:
+        for side in sides[match.pk]:
+            for record in _records(side, players, pairs):
+                _count(record, match, side.position)
+    by_wins = lambda r: (-r.won, -r.win_rate, sort_key(r.name))  # noqa: E731
+    longest = max(matches, key=lambda m: (m.deal_count, m.pk), default=None)
+    player_list = sorted(players.values(), key=by_wins)
+    waiting = Match.objects.filter(
+        table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
+    )
+    return Stats(
+        matches_played=len(matches),
+        players=player_list,
+        pairs=sorted(pairs.values(), key=by_wins),
+        longest=longest,
+        longest_sides=tuple(s.name for s in sides[longest.pk]) if longest else ("", ""),
+        chart=_bars(player_list),
+        waiting=waiting.count(),
+    )
+
+
+def _records(side: Side, players: dict, pairs: dict) -> list[Record]:
+    members = side.players
+    records = [players.setdefault(p.pk, Record(p.name, p.pk)) for p in members]
+    if len(members) == 2:
+        name = pair_name(sorted((p.name for p in members), key=sort_key))
+        records.append(pairs.setdefault(frozenset(p.pk for p in members), Record(name)))
+    return records
+
+
+def _count(record: Record, match: Match, position: int) -> None:
+    won = match.winner == position
+    record.played += 1
+    record.won += won
+    record.deals += match.deal_count
+    record.points += (match.total_0, match.total_1)[position]
+    record.declarations += (match.declarations_0, match.declarations_1)[position]
+    record.declared_points += (match.declared_0, match.declared_1)[position]
+    record.sweeps += (match.sweeps_0, match.sweeps_1)[position]
+    record.results.append(won)
+
+
+def _label(name: str, most: int = 16) -> str:
+    """A name as it fits beside its bar, cut between characters one sees, never inside one
+    made of several (a letter and its accent, an emoji joined from others):
+
+    >>> _label("Maria Antonietta Esposito")
+    'Maria Antoniett…'
+    >>> _label("Tressette club 👩\u200d🍳")
+    'Tressette club…'
+    """
+    if len(name) <= most:
+        return name
+    end = most - 1
+    while end > 0 and (_joins_on(name[end]) or name[end - 1] == ZWJ or _splits_flag(name, end)):
+        end -= 1
+    return name[:end].rstrip() + "…"
+
+
+def _joins_on(char: str) -> bool:
+    """Part of the character before it: a mark, a joiner, an emoji's skin tone, a tag (the
+    flags of England, Scotland and Wales are a black flag and tags)."""
+    return (
+        char == ZWJ
+        or unicodedata.category(char) in {"Mn", "Mc", "Me"}
+        or 0x1F3FB <= ord(char) <= 0x1F3FF
+        or 0xE0020 <= ord(char) <= 0xE007F
+    )
+
+
+def _splits_flag(name: str, end: int) -> bool:
+    """Would a cut at `end` part the two letters of a country's flag (🇮🇹)? They come in
+    pairs: an odd number of them just before the cut means it would."""
+    letters = 0
+    while end - letters > 0 and 0x1F1E6 <= ord(name[end - letters - 1]) <= 0x1F1FF:
+        letters += 1
+    return letters % 2 == 1
+
+
+def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
+    """A horizontal bar per player: matches won, against the most anyone won. Names take
+    the first 125 units, each bar starts there and its count follows it."""
+    names, gap, count = 125, 5, 40
+    most = max((r.won for r in records), default=0) or 1
+    rows = []
+    for i, r in enumerate(records[:12]):
+        length = max(2, round(r.won * (width - names - gap - count) / most))
+        rows.append(
+            {
+                "name": _label(r.name),
+                "won": r.won,
+                "y": i * (bar + 8),
+                "label_y": i * (bar + 8) + 16,
+                "x": names,
+                "width": length,
+                "count_x": names + length + gap,
+            }
+        )
+    return {"rows": rows, "height": max(len(rows) * (bar + 8), bar), "bar": bar, "width": width}

@@ -1,0 +1,35 @@
+"""Looking back: a match's history of changes, and a table's stats."""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from matches import selectors
+from matches.views.access import can_score, table_page, viewer_match, viewer_table
+
+
+@table_page
+@require_safe
+def match_history(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    """Every change to a match, newest first, with the old and new values; on the sheet the
+    part HTMX loads into its folded History."""
+    match = viewer_match(token, match_id)
+    side_names = tuple(match.sides.order_by("position").values_list("name", flat=True))
+    context = {
+        "table": match.table,
+        "match": match,
+        "side_names": side_names,
+        "changes": selectors.match_changes(match, side_names, request.GET.get("page")),
+        # A deal deleted (on this phone or another) can be put back from here too.
+        "restorable": match.restorable_deletion() if can_score(request, match.table) else None,
+    }
+    template = "matches/history.html#changes" if request.htmx else "matches/history.html"
+    return render(request, template, context)
+
+
+@table_page
+@require_safe
+def stats(request: HttpRequest, token: str) -> HttpResponse:
+    table = viewer_table(token)
+    context = {"table": table, "stats": selectors.table_stats(table)}
+    return render(request, "matches/stats.html", context)

@@ -1,0 +1,102 @@
+"""The site around the tables: the offline page, the web app manifest, the service worker,
+and two answers for operations (the benchmark's floor, the health check)."""
+
+import hashlib
+
+from django.conf import settings
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.templatetags.static import static
+from django.utils import translation
+from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from matches.models import Table
+
+
+@require_safe
+def offline(request: HttpRequest) -> HttpResponse:
+    return render(request, "offline.html")
+
+
+# What the manifest says in every language: how the installed app looks.
+_INSTALLED = {
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "orientation": "portrait",
+    "background_color": "#f6f4ee",
+    "theme_color": "#1f6f4a",
+}
+_ICONS = [
+    ("icons/icon-192.png", "192x192", "image/png", "any"),
+    ("icons/icon-512.png", "512x512", "image/png", "any"),
+    ("icons/maskable-512.png", "512x512", "image/png", "maskable"),
+    ("icons/icon.svg", "any", "image/svg+xml", "any"),
+]
+
+
+@require_safe
+def manifest(request: HttpRequest, language: str) -> HttpResponse:
+    """The web app manifest in the page's language: the name a phone gives the installed app.
+
+    One address per language (the page names its own), so any cache may keep it a day.
+    """
+    with translation.override(language):
+        names = {
+            "lang": language,
+            "name": gettext("Tressette Scoresheet"),
+            "short_name": gettext("Tressette"),
+            "description": gettext(
+                "The score of your Tressette matches, on every phone at the table."
+            ),
+        }
+    icons = [
+        {"src": static(name), "sizes": sizes, "type": kind, "purpose": purpose}
+        for name, sizes, kind, purpose in _ICONS
+    ]
+    response = JsonResponse(
+        {**names, **_INSTALLED, "icons": icons},
+        content_type="application/manifest+json",
+        json_dumps_params={"ensure_ascii": False},
+    )
+    response["Content-Language"] = language  # the address's, not the phone's
+    patch_cache_control(response, public=True, max_age=24 * 3600)
+    return response
+
+
+@require_safe
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """Served from the root so that it may answer for every page."""
+    # What the offline page needs; other static files are kept as pages fetch them.
+    urls = [static(name) for name in ("css/app.css", "icons/icon.svg")]
+    context = {
+        "static_urls": urls,
+        "static_prefix": settings.STATIC_URL,
+        "version": hashlib.blake2s("".join(urls).encode(), digest_size=6).hexdigest(),
+    }
+    response = render(request, "sw.js", context, content_type="text/javascript")
+    patch_cache_control(response, no_cache=True)
+    return response
+
+
+@require_safe
+def floor(request: HttpRequest) -> HttpResponse:
+    """A constant answer through the whole middleware stack: the benchmark's floor."""
+    return HttpResponse("floor\n", content_type="text/plain")
+
+
+@never_cache
+@require_safe
+def healthz(request: HttpRequest) -> HttpResponse:
+    """200 when the database answers with the app's tables, 503 when it does not."""
+    try:
+        Table.objects.exists()
+    except DatabaseError:
+        return HttpResponse(
+            "database unavailable or not migrated\n", status=503, content_type="text/plain"
+        )
+    return HttpResponse("ok\n", content_type="text/plain")

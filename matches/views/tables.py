@@ -1,0 +1,255 @@
+"""Tables: the home page, a new table, joining as a scorer, a table's page and its links,
+its players, and a new match."""
+
+import functools
+
+import segno
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from matches import rules, selectors, services
+from matches.forms import (
+    ImportForm,
+    JoinForm,
+    MergeForm,
+    NewMatchForm,
+    PlayerForm,
+    TableForm,
+    rule_message,
+)
+from matches.limits import allow
+from matches.models import Table
+from matches.views.access import (
+    LABEL,
+    by,
+    can_score,
+    done,
+    join,
+    joined,
+    posted,
+    scorer_table,
+    table_page,
+    viewer_table,
+)
+
+TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
+
+
+def too_many_tables(request: HttpRequest) -> bool:
+    """New tables, created or imported, are rate-limited per client address."""
+    window = settings.TABLES_WINDOW
+    return not allow(request, "create-table", limit=settings.TABLES_PER_HOUR, window=window)
+
+
+def home_page(request: HttpRequest, *, form=None, import_form=None, status=200) -> HttpResponse:
+    """This phone's tables, a new table and an import: drawn again with a form sent back."""
+    ids = [int(pk) for pk in joined(request)]
+    mine = Table.objects.filter(pk__in=ids).order_by("name", "created_at")
+    context = {
+        "tables": [table for table in mine if can_score(request, table)],
+        "form": form or TableForm(initial={"label": request.session.get(LABEL, "")}),
+        "import_form": import_form or ImportForm(),
+    }
+    response = render(request, "matches/home.html", context, status=status)
+    patch_cache_control(response, private=True, no_cache=True)  # this phone's own tables
+    if status == 429:
+        response["Retry-After"] = str(settings.TABLES_WINDOW)
+    return response
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    return home_page(request)
+
+
+@require_POST
+def create_table(request: HttpRequest) -> HttpResponse:
+    form = TableForm(request.POST)
+    if not form.is_valid():  # a refused name makes no table: it does not count
+        return home_page(request, form=form)
+    if too_many_tables(request):
+        form.add_error(None, TOO_MANY_TABLES)
+        return home_page(request, form=form, status=429)
+    table = services.create_table(name=form.cleaned_data["name"])
+    join(request, table, form.cleaned_data["label"])
+    return done(request, reverse("table", args=[table.viewer_token]) + "?created=1")
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def join_table(request: HttpRequest, scorer_token: str) -> HttpResponse:
+    table = get_object_or_404(Table, scorer_token=scorer_token)
+    form = JoinForm(posted(request), initial={"label": request.session.get(LABEL, "")})
+    if request.method == "POST" and form.is_valid():
+        join(request, table, form.cleaned_data["label"])
+        # Straight to the match being played, when there is just one; else the table's page.
+        playing = table.matches.filter(status=rules.Status.IN_PROGRESS)
+        ids = list(playing.values_list("pk", flat=True)[:2])
+        if len(ids) == 1:
+            return done(request, reverse("match", args=[table.viewer_token, ids[0]]))
+        return done(request, reverse("table", args=[table.viewer_token]))
+    response = render(request, "matches/join.html", {"table": table, "form": form})
+    patch_cache_control(response, no_store=True)  # its address is the scorer link
+    return response
+
+
+@functools.lru_cache(maxsize=512)
+def _qr(url: str) -> str:
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff")
+
+
+# What was just done to a player, as the table's address says it (?added=4).
+PLAYER_DONE = ("added", "renamed", "merged")
+
+
+@table_page
+@require_safe
+def table(request: HttpRequest, token: str) -> HttpResponse:
+    table = viewer_table(token)
+    scorer = can_score(request, table)
+    players = table.players_by_name()
+    player = next((p for p in players if str(p.pk) == request.GET.get("player")), None)
+    done_to = next(((what, p) for what in PLAYER_DONE for p in players
+                    if str(p.pk) == request.GET.get(what)), None)  # fmt: skip
+    context = {
+        "table": table,
+        "can_score": scorer,
+        "share": _share(request, table, scorer),
+        "player_form": PlayerForm(),
+        "players": players,
+        "player": player,
+        "page": selectors.table_matches(table, player=player, page=request.GET.get("page")),
+        "player_done": done_to,
+        "rotated": request.GET.get("rotated"),
+        "player_gone": request.GET.get("gone") == "player",
+        "imported": request.GET.get("imported") == "1",
+        "created": request.GET.get("created") == "1",
+    }
+    response = render(request, "matches/table.html", context)
+    if scorer:  # the scorer link is on the page: the browser keeps no copy of it
+        patch_cache_control(response, no_store=True)
+    return response
+
+
+def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:
+    """The table's links, and their QR codes; the scorer link only for a scorer."""
+    viewer_url = request.build_absolute_uri(reverse("table", args=[table.viewer_token]))
+    share = {"viewer_url": viewer_url, "viewer_qr": _qr(viewer_url)}
+    if scorer:
+        scorer_url = request.build_absolute_uri(reverse("join", args=[table.scorer_token]))
+        share.update(scorer_url=scorer_url, scorer_qr=_qr(scorer_url))
+    return share
+
+
+@table_page
+@require_POST
+def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
+    table = scorer_table(request, token)
+    services.rotate_link(table=table, which=which)
+    if which == "scorer":
+        join(request, table)  # the phone that rotated keeps scoring
+    return done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#rotated")
+
+
+@table_page
+@require_POST
+def add_player(request: HttpRequest, token: str) -> HttpResponse:
+    table = scorer_table(request, token)
+    form = PlayerForm(request.POST)
+    if form.is_valid():
+        try:
+            player = services.add_player(table=table, name=form.cleaned_data["name"])
+        except services.ServiceError as refused:  # the name is taken, or the table full
+            form.add_error("name", refused.message)
+        else:
+            return done(request, reverse("table", args=[token]) + f"?added={player.pk}#added")
+    return render(request, "matches/player.html", {"table": table, "form": form})
+
+
+def _player_gone(request: HttpRequest, token: str) -> HttpResponse:
+    """The player is not (or no longer) at this table: merged away on another phone, most
+    likely (a second tap on Merge, say). The table's list of players says so."""
+    return done(request, reverse("table", args=[token]) + "?gone=player#player-gone")
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def rename_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
+    """A new name; the name of another player of the table offers to merge the two."""
+    table = scorer_table(request, token)
+    if (player := table.players.filter(pk=player_id).first()) is None:
+        return _player_gone(request, token)
+    form = PlayerForm(posted(request), initial={"name": player.name})
+    same = refusal = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.rename_player(player=player, name=form.cleaned_data["name"], by=by(request))
+            return done(request, reverse("table", args=[token]) + f"?renamed={player.pk}#renamed")
+        except services.NameTaken as taken:
+            # A merge is offered only where it could be done: not to two people of one match.
+            # Offered, it is the answer (it takes focus), not an error of the name typed.
+            same, refused = taken.player, services.merge_refusal(player=player, into=taken.player)
+            if refused is not None:
+                refusal = refused.message
+                form.add_error("name", taken.message)
+        except services.ServiceError as refused:
+            form.add_error("name", refused.message)
+    context = {"table": table, "form": form, "player": player, "same": same, "refusal": refusal}
+    return render(request, "matches/player.html", context)
+
+
+@table_page
+@require_POST
+def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpResponse:
+    """One person entered twice: this player's matches become the other's."""
+    table = scorer_table(request, token)
+    if (player := table.players.filter(pk=player_id).first()) is None:
+        return _player_gone(request, token)
+    merge = MergeForm(request.POST, player=player)
+    if merge.is_valid():
+        into = merge.cleaned_data["into"]
+        try:
+            services.merge_players(player=player, into=into, by=by(request))
+            return done(request, reverse("table", args=[token]) + f"?merged={into.pk}#merged")
+        except services.ServiceError as refused:
+            merge.add_error(None, refused.message)
+    context = {
+        "table": table,
+        "form": PlayerForm(initial={"name": player.name}),
+        "player": player,
+        "same": merge.cleaned_data.get("into"),
+        "refusal": " ".join(merge.non_field_errors()) or None,
+        "merge": merge,
+    }
+    return render(request, "matches/player.html", context)
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def new_match(request: HttpRequest, token: str) -> HttpResponse:
+    table = scorer_table(request, token)
+    form = NewMatchForm(posted(request))
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            match = services.start_match(
+                table=table,
+                players=data["players"],
+                side_names=[data["side_name_0"], data["side_name_1"]],
+                settings=form.settings,
+                first_dealer=data["first_dealer"],
+                by=by(request),
+            )
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        except rules.RuleError as error:
+            form.add_error(None, rule_message(error))
+        else:
+            return done(request, reverse("match", args=[token, match.pk]))
+    context = {"table": table, "form": form, "players": table.players_by_name()}
+    return render(request, "matches/new_match.html", context)

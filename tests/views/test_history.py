@@ -1,0 +1,244 @@
+"""Looking back (matches/views/history.py): a match's history of changes, a table's stats."""
+
+import doctest
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from matches import rules, selectors, services
+from matches.models import Change, Match, Player
+from matches.selectors import Record
+from tests.factories import TableFactory
+from tests.html import one, parsed, words
+from tests.views.conftest import deal_data, history, play, queries, same_queries_at_any_size
+
+pytestmark = pytest.mark.django_db
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+HX = {"HTTP_HX_REQUEST": "true", **EN}
+
+
+def changes(response) -> list[str]:
+    return [words(item) for item in parsed(response).select(".changes li")]
+
+
+# --- A match's history -------------------------------------------------------------------
+
+
+def test_the_history_says_each_change_with_what_it_was_and_became(scorer, match, sheet_url, worked):
+    services.edit_deal(deal=worked, version=1, entry=rules.DealEntry((6, 5), (4, 0)))
+    services.delete_last_deal(match=match, number=1)
+    said = changes(scorer.get(sheet_url + "history", **EN))
+    assert [item.split(" · ", 1)[1] for item in said] == [
+        "Deal 1 deleted before: Alice & Carla 6 + 4 = 10 · Beppe & Dino 5 + 0 = 5 Restore",
+        "Deal 1 edited before: Alice & Carla 8 + 3 = 11 · Beppe & Dino 3 + 0 = 3 "
+        "after: Alice & Carla 6 + 4 = 10 · Beppe & Dino 5 + 0 = 5",
+        "Deal 1 recorded after: Alice & Carla 8 + 3 = 11 · Beppe & Dino 3 + 0 = 3",
+    ]
+
+
+def test_a_sweep_is_said_to_take_its_side_to_the_line(scorer, match, sheet_url):
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    cappotto = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTO, side=1)
+    services.record_deal(match=match, number=2, entry=cappotto)
+    assert changes(scorer.get(sheet_url + "history", **EN))[0].endswith(
+        "after: Alice & Carla 0 + 0 = 0 · Beppe & Dino 11 + 0 → 16 (cappotto, to the line)"
+    )
+
+
+def test_the_history_shows_an_odd_imported_end_reason_as_it_is(scorer, match, sheet_url):
+    Change.objects.create(match=match, action="match_ended", new={"reason": 5, "winner": 0})
+    assert changes(scorer.get(sheet_url + "history", **EN))[0].endswith(
+        "Match ended after: won by Alice & Carla · 5"
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ((10, 0), "after: won by Alice & Carla · claimed rightly · 21–3"),
+        ((5, 2), "after: won by Beppe & Dino · wrong claim by Alice & Carla · 16–5"),
+    ],
+)
+def test_the_history_says_who_claimed_and_who_won(scorer, match, sheet_url, claim, said):
+    Match.objects.filter(pk=match.pk).update(claims_allowed=True)
+    match.refresh_from_db()
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    entry = rules.DealEntry(claim, (0, 0), kind=rules.DealKind.CLAIM, side=0)
+    services.record_deal(match=match, number=2, entry=entry)
+    services.end_match(match=match)
+    assert changes(scorer.get(sheet_url + "history", **EN))[0].endswith(said)
+
+
+def test_a_long_history_comes_a_hundred_changes_a_page(scorer, match, sheet_url):
+    Change.objects.bulk_create(
+        Change(match=match, action="settings_changed", new={"line": 21}) for _ in range(150)
+    )
+    first = parsed(scorer.get(sheet_url + "history", **EN))
+    assert len(first.select(".changes li")) == 100
+    assert words(one(first, ".pager .muted")) == "Page 1 of 2"
+    assert one(first, ".pager a")["href"] == f"{sheet_url}history?page=2"
+    second = parsed(scorer.get(sheet_url + "history?page=2", **EN))
+    assert len(second.select(".changes li")) == 50
+    assert one(second, ".pager a")["href"] == f"{sheet_url}history?page=1"
+
+
+def test_the_history_offers_to_restore_the_deal_deleted_last_while_it_would_be_next(
+    scorer, match, sheet_url, deal_url
+):
+    def restores(phone=scorer) -> list[str]:
+        page = parsed(phone.get(sheet_url + "history", **EN))
+        return [form["action"] for form in page.select(".changes form")]
+
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    assert restores() == []  # nothing deleted
+    scorer.post(sheet_url + "deals/2/delete", **HX)
+    scorer.post(sheet_url + "deals/1/delete", **HX)
+    # Deal 1 is the one that would be next: deal 2 cannot come back before it.
+    assert restores() == [f"{sheet_url}deals/1/restore"]
+    assert restores(Client()) == []  # a viewer
+    scorer.post(sheet_url + "deals/1/restore", **EN)
+    assert restores() == [f"{sheet_url}deals/2/restore"]  # now deal 2's turn
+    # Once another deal takes its place, it stays in the history only.
+    scorer.post(deal_url, deal_data(number=2, a="7", b="4", da="0", key="new-2"), **HX)
+    assert restores() == []
+
+
+def test_the_history_asks_the_same_queries_however_long_the_match(joined):
+    same_queries_at_any_size(
+        joined, lambda table, match: reverse("match_history", args=[table.viewer_token, match.pk])
+    )
+
+
+# --- A table's stats ---------------------------------------------------------------------
+
+
+def stats_page(client, table):
+    return parsed(client.get(reverse("stats", args=[table.viewer_token]), **EN))
+
+
+def records(page, section: int = 0) -> dict[str, list[str]]:
+    """Each row of the players' (or pairs') table: the name, then each column's words."""
+    rows = page.select(".records")[section].select("tbody tr")
+    return {words(row.th): [words(cell) for cell in row.select("td")] for row in rows}
+
+
+def test_stats_count_wins_pairs_declarations_sweeps_and_streaks(joined):
+    table, _ = history(matches=3, deals=2)
+    page = stats_page(joined(table), table)
+    assert words(page.select("main > p")[0]).startswith(
+        "3 finished matches. The longest took 3 deals"
+    )
+    # Alice swept all three: three won in a row, 101 points in 3 deals each, a declaration of
+    # 3 in each. Beppe: 5 and 5, then 0.
+    players = records(page)
+    assert players["Alice"] == ["3", "3 (100%)", "33.7", "3 (9)", "3", "3 won"]
+    assert players["Beppe"] == ["3", "0 (0%)", "3.3", "0 (0)", "0", "3 lost"]
+    assert set(records(page, 1)) == {
+        "Alice & Carla",
+        "Alice & Dino",
+        "Beppe & Carla",
+        "Beppe & Dino",
+    }
+    # Each short heading is said in words on the page: a touch screen shows no title.
+    assert words(one(page, "#key")).startswith("Pl. matches played · Won matches won")
+
+
+def test_a_players_name_in_the_stats_leads_to_their_matches(joined):
+    table, _ = history(matches=2, deals=2)
+    alice = table.players.get(name="Alice")
+    phone = joined(table)
+    page = stats_page(phone, table)
+    listed = f"{reverse('table', args=[table.viewer_token])}?player={alice.pk}#matches"
+    links = {words(a): a["href"] for a in page.select(".records tbody th a")}
+    assert links["Alice"] == listed
+    assert "Alice & Carla" not in links  # a pair has no list of its own
+    table_page = parsed(phone.get(listed.split("#")[0], **EN))
+    assert words(one(table_page, "#filter-player option[selected]")) == "Alice"
+
+
+def test_a_streak_follows_the_order_of_play_even_after_an_old_match_is_ended_again():
+    table = TableFactory()
+    first = play(table, deals=1)  # Alice & Carla win
+    play(table, deals=1, players=(("Beppe", "Dino"), ("Alice", "Carla")))  # Beppe & Dino win
+    streaks = {r.name: r.streak for r in selectors.table_stats(table).players}
+    assert streaks["Alice"] == "1 lost" and streaks["Dino"] == "1 won"
+    # Reopened to check a deal, then ended again as it was: still the first match played.
+    services.reopen_match(match=first)
+    services.end_match(match=first)
+    streaks = {r.name: r.streak for r in selectors.table_stats(table).players}
+    assert streaks["Alice"] == "1 lost" and streaks["Dino"] == "1 won"
+
+
+def test_stats_follow_a_rename_and_a_match_reopened(joined):
+    table, _ = history(matches=1, deals=1)
+    client = joined(table)
+    assert "Alice" in records(stats_page(client, table))
+    services.rename_player(player=Player.objects.get(table=table, name="Alice"), name="Alessia")
+    assert "Alessia" in records(stats_page(client, table))
+    services.reopen_match(match=Match.objects.get(table=table, status="finished"))
+    assert words(one(stats_page(client, table), "main .card.muted")) == (
+        "No finished matches yet: stats appear once a match is ended."
+    )
+
+
+def test_a_match_stopped_undecided_counts_in_no_stats(joined):
+    table, under_way = history(matches=2, deals=2)
+    services.stop_match(match=under_way)
+    page = stats_page(joined(table), table)
+    assert words(page.select("main > p")[0]).startswith("2 finished matches.")
+
+
+def test_a_match_decided_but_never_ended_is_pointed_out_where_it_is_missed(joined):
+    table = TableFactory()
+    play(table, deals=2)  # ended
+    forgotten = play(table, deals=2, finish=False)
+    sweep = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
+    services.record_deal(match=forgotten, number=3, entry=sweep)  # decided; End never tapped
+    phone = joined(table)
+    page = stats_page(phone, table)
+    waiting = one(page, ".notice.warn")
+    assert words(waiting).startswith("A match is decided but was never ended: it counts here")
+    assert waiting.a["href"] == f"{reverse('table', args=[table.viewer_token])}#matches"
+    table_page = parsed(phone.get(reverse("table", args=[table.viewer_token]), **EN))
+    assert "decided for Alice & Carla · waiting for End match" in words(one(table_page, "#matches"))
+    services.end_match(match=forgotten)
+    page = stats_page(phone, table)
+    assert not page.select(".notice.warn")
+    assert words(page.select("main > p")[0]).startswith("2 finished matches.")
+
+
+@pytest.mark.parametrize(
+    ("won", "played", "rate"), [(1, 8, 13), (3, 8, 38), (5, 8, 63), (1, 3, 33)]
+)
+def test_win_rates_round_half_up_as_people_do(won, played, rate):
+    assert Record("Alice", played=played, won=won).win_rate == rate
+
+
+def test_points_per_deal_round_half_up_as_people_round():
+    # 21 points in 4 deals is 5.25: 5.3, where round() would give 5.2.
+    assert Record("Elena", deals=4, points=21).points_per_deal == 5.3
+    assert Record("Franco", deals=4, points=23).points_per_deal == 5.8
+    assert Record("Gino", deals=3, points=10).points_per_deal == 3.3
+    assert Record("Nobody").points_per_deal == 0.0
+
+
+def test_a_long_name_beside_its_bar_is_cut_between_characters_one_sees():
+    assert doctest.testmod(selectors).failed == 0
+    # Never a thumb without its skin tone, nor an e without its accent (e + U+0301).
+    assert selectors._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
+    assert selectors._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
+    # Nor half a flag: 🇮🇹 is two letters, cut before both.
+    assert selectors._label("abcdefghijklmn🇮🇹x") == "abcdefghijklmn…"
+    assert selectors._label("abcdefghijklm🇮🇹🇫🇷x") == "abcdefghijklm🇮🇹…"
+    assert selectors._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole
+
+
+def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):
+    table, _ = history(matches=2, deals=2)
+    # The table; the finished matches; their sides with players; those waiting for End match.
+    assert queries(joined(table), reverse("stats", args=[table.viewer_token])) == 4
+    same_queries_at_any_size(
+        joined, lambda table, match: reverse("stats", args=[table.viewer_token])
+    )
