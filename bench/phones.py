@@ -23,7 +23,6 @@ POLL_EVERY = 5.0
 SAVE_EVERY = 30.0
 RETRY = 0.1
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
-REVISION = re.compile(r'name="revision" value="(\d+)"')
 SAVED = 'id="saved"'
 CONFLICT = "was just entered on another phone"
 DECIDED = "already decided"
@@ -78,7 +77,6 @@ class Seat:
     rng: random.Random
     index: int = 0
     number: int | None = None
-    revision: str = ""  # of the sheet the entry form was drawn from, sent back with a save
     etag: str = ""
 
     @property
@@ -104,8 +102,6 @@ class Seat:
         found = NUMBER.search(answer.text)
         if 'id="deal-form"' in answer.text and found:
             self.number = int(found.group(1))
-            revision = REVISION.search(answer.text)
-            self.revision = revision.group(1) if revision else ""
             return
         if 'id="end-match"' in answer.text:
             self.call("end", "POST", self.sheet + "end")
@@ -146,7 +142,6 @@ class Seat:
             "declared_points_0": declared[0],
             "declared_points_1": declared[1],
             "typing": "0",
-            "revision": self.revision,
         }
         self.tally.send(key)
         answer = self.call("save", "POST", self.sheet + "deals", form)

@@ -25,8 +25,6 @@ def _pages(table: dict, deals: int) -> dict[str, tuple[str, str, dict, dict | No
     """Each page as (method, path, headers, form) for a joined scorer."""
     sheet = f"/t/{table['viewer']}/m/{table['sheet']}/"
     poll = f"{sheet}?poll=1&number={deals + 1}&typing=0"
-    # The save comes from the sheet as it stands, so it is answered with what it changes.
-    revision = Match.objects.get(pk=table["sheet"]).revision
     return {
         "floor": ("GET", "/floor", {}, None),
         "sheet": ("GET", sheet, {}, None),
@@ -36,7 +34,7 @@ def _pages(table: dict, deals: int) -> dict[str, tuple[str, str, dict, dict | No
             "POST",
             sheet + "deals",
             HX,
-            {"number": deals + 1, "revision": revision, **DEAL},
+            {"number": deals + 1, **DEAL},
         ),
         "table": ("GET", f"/t/{table['viewer']}/", {}, None),
         "stats": ("GET", f"/t/{table['viewer']}/stats", {}, None),
@@ -50,7 +48,6 @@ def _count(client: Client, method: str, path: str, headers: dict, form: dict | N
         if method == "POST":
             response = client.post(path, {**(form or {}), "key": "probe"}, **headers)
             assert b'id="saved"' in response.content, f"{path}: the probe's deal was not saved"
-            assert response.get("HX-Retarget") == "#entry", f"{path}: not answered with changes"
         else:
             response = client.get(path, **headers)
             assert response.status_code in (200, 304), f"{path}: {response.status_code}"

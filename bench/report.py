@@ -187,8 +187,8 @@ compare each view with the floor measured just before it.
   `If-None-Match`; every answer must be 304. **Saving a deal** posts a valid new deal from a
   sheet's entry form, as HTMX does, and every answer must say it was saved: each request
   writes deal 18 into a match of its own that holds 17 deals (a seeded pool), so no save
-  conflicts with another; the phone showed that sheet as it stood, so the answer holds what
-  the deal changes (the next entry form, the notice, the totals, the new row, the chart).
+  conflicts with another; the answer holds the sheet's parts a save changes (the notice, the
+  totals, the deals and chart, the next entry form, the settings), swapped by id.
   The **bare save** (bench/bare.py) is measured the same way on a second server that mounts
   it at the save's address: only what no save can do without, in plain SQL (the links
   checked, the match locked, its deals read, the deal and its log entry inserted, the

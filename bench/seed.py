@@ -16,7 +16,17 @@ from django.db.models import Model
 from django.utils import timezone
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Match, Player, Side, Table, deal_document
+from matches.models import (
+    Action,
+    Change,
+    Deal,
+    Match,
+    Player,
+    Side,
+    Table,
+    deal_document,
+    outcome_fields,
+)
 from matches.names import pair_name
 from matches.rules import Status
 
@@ -115,10 +125,8 @@ def _match(table: Table, plan: Plan) -> Match:
         end_reason=outcome.reason.value if finished else "",
         started_at=plan.started_at,
         finished_at=at if finished else None,
-        total_0=outcome.totals[0],
-        total_1=outcome.totals[1],
-        decided_for=outcome.winner,
         revision=1 + len(outcome.deals) + finished,
+        **outcome_fields(outcome),
     )
 
 
@@ -262,7 +270,6 @@ def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int)
             **links(pool),
             "matches": [m.pk for m in pool_matches],
             "number": 18,
-            "revision": pool_matches[0].revision,
         },
         "phones": phones,
         "archive": {**links(archive), "deals": Deal.objects.filter(match__table=archive).count()},

@@ -176,9 +176,9 @@ class Sheet:
         return " ".join(str(rules.complete_card_points(points, None)[1]) for points in typed)
 
 
-def load_sheet(token: str, match_id: int) -> Sheet | None:
-    """The sheet of a match seen through its table's view link: three queries (the match
-    with its table and sides, its deals, its last change)."""
+def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | None:
+    """A match seen through its table's view link, with its table and its two sides with
+    their players, in seat order: one query."""
     sides = list(
         Side.objects.select_related("match__table", "first_player", "second_player")
         .filter(match_id=match_id, match__table__viewer_token=token)
@@ -186,7 +186,17 @@ def load_sheet(token: str, match_id: int) -> Sheet | None:
     )
     if not sides:
         return None
-    match = sides[0].match
+    sides[1].match = sides[0].match
+    return sides[0].match, sides
+
+
+def load_sheet(token: str, match_id: int) -> Sheet | None:
+    """The sheet of a match seen through its table's view link: three queries (the match
+    with its table and sides, its deals, its last change)."""
+    found = match_and_sides(token, match_id)
+    if found is None:
+        return None
+    match, sides = found
     entries = [deal.entry for deal in match.deals.order_by("number")]
     names = (sides[0].name, sides[1].name)
     outcome = match.score(entries, names)

@@ -136,13 +136,14 @@ class NameTaken(ServiceError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What record_deal did: the deal, whether this call made it, and once it did, the
-    match's outcome and revision (None for a retry of a deal made before)."""
+    """What record_deal did: the deal and whether this call made it; once it did, the match
+    as it now stands, the rules' outcome and the log's entry (None for a retry)."""
 
     deal: Deal
     created: bool
+    match: Match | None = None
     outcome: rules.Outcome | None = None
-    revision: int | None = None
+    logged: Change | None = None
 
 
 # --- The log and the revision ------------------------------------------------------------
@@ -420,9 +421,9 @@ def record_deal(
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(outcome.deals[-1])
     deal.save(force_insert=True)
-    _log(match, action, by, deal_number=number, new=_document(deal))
+    logged = _log(match, action, by, deal_number=number, new=_document(deal))
     _changed(match, outcome)
-    return Recorded(deal, created=True, outcome=outcome, revision=match.revision)
+    return Recorded(deal, created=True, match=match, outcome=outcome, logged=logged)
 
 
 @atomic

@@ -5,12 +5,13 @@ link, kept in its signed session cookie. One helper per role loads what a view w
 from functools import wraps
 
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
 from django_htmx.http import HttpResponseClientRedirect
 
+from matches import selectors
 from matches.models import Match, Table
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -94,6 +95,17 @@ def scorer_match(request: HttpRequest, token: str, match_id: int) -> Match:
     if not can_score(request, match.table):
         raise PermissionDenied
     return match
+
+
+def scorer_match_and_sides(request: HttpRequest, token: str, match_id: int) -> tuple[Match, list]:
+    """The match, its table and its sides with their players, in one query, for a phone
+    that may change it."""
+    found = selectors.match_and_sides(token, match_id)
+    if found is None:
+        raise Http404
+    if not can_score(request, found[0].table):
+        raise PermissionDenied
+    return found
 
 
 def posted(request: HttpRequest):

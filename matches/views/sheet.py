@@ -31,6 +31,7 @@ from matches.views.access import (
     joined_with,
     posted,
     scorer_match,
+    scorer_match_and_sides,
     table_page,
     was_scorer,
 )
@@ -120,11 +121,32 @@ def _entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
                     side_names=sheet.side_names, claims_allowed=sheet.claims_allowed)  # fmt: skip
 
 
+# The sheet's parts HTMX swaps, by their ids; an answer draws those that can have changed.
+PARTS = ("notices", "live", "rows", "entry", "settings")
+# A deal saved changes no setting, and its rows are the deals or just the new one.
+SAVE_PARTS = ("notices", "live", "entry")
+
+
+def _parts(request: HttpRequest, sheet: selectors.Sheet, link_changed: bool) -> dict[str, bool]:
+    """What a poll draws: the score and the deals; the entry form unless the phone is typing
+    in it, and the settings only once the match was ended or reopened meanwhile (and with
+    them the entry form, whatever was typed: it is no longer what the sheet offers)."""
+    typing = request.GET.get("typing") == "1"
+    reopened_or_closed = (request.GET.get("closed") == "1") == sheet.in_progress
+    return {
+        "live": True,
+        "rows": True,
+        "entry": not typing or link_changed or reopened_or_closed,
+        "settings": reopened_or_closed,
+    }
+
+
 def _context(
     request: HttpRequest,
     sheet: selectors.Sheet,
     state: selectors.State,
     *,
+    parts: tuple[str, ...] = PARTS,
     notice: Notice = Notice(),
     form: DealForm | None = None,
     count: CountForm | None = None,
@@ -138,8 +160,7 @@ def _context(
         notice = replace(notice, error=refused)
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
-    shown_closed = request.GET.get("closed") == "1"
-    state_changed = request.htmx and shown_closed == sheet.in_progress
+    polled = request.method == "GET"
     form = form or _entry_form(sheet)
     return {
         "sheet": sheet,
@@ -154,11 +175,7 @@ def _context(
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
         "stale_entry": typing and not deleted and shown != str(sheet.next_number),
-        # A poll leaves the entry form and the settings alone while the phone types, unless
-        # the form goes (the link changed) or the match was ended or reopened meanwhile.
-        "poll": request.method == "GET",
-        "refresh_entry": request.method != "GET" or not typing or link_changed or state_changed,
-        "refresh_settings": request.method != "GET" or state_changed,
+        "parts": _parts(request, sheet, link_changed) if polled else dict.fromkeys(parts, True),
     }
 
 
@@ -171,13 +188,21 @@ def _deleted_elsewhere(request: HttpRequest, sheet: selectors.Sheet) -> int | No
     return None if last[0] == request.session.get(DELETED) else sheet.next_number
 
 
-def _answer(request: HttpRequest, sheet: selectors.Sheet, *, status: int = 200, **parts):
-    """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
-    state = selectors.match_state(sheet.viewer_token, sheet.match_id)
+def _answer(
+    request: HttpRequest,
+    sheet: selectors.Sheet,
+    state: selectors.State | None = None,
+    *,
+    status: int = 200,
+    **shown,
+) -> HttpResponse:
+    """The sheet as this phone may see it: whole, or with HTMX its parts that change.
+    `state` names the table's scorer link, as read with the sheet (else it is read now)."""
+    state = state or selectors.match_state(sheet.viewer_token, sheet.match_id)
     if state is None:  # its view link changed meanwhile
         raise Http404
     template = "matches/match.html#update" if request.htmx else "matches/match.html"
-    return render(request, template, _context(request, sheet, state, **parts), status=status)
+    return render(request, template, _context(request, sheet, state, **shown), status=status)
 
 
 def _sheet(token: str, match_id: int) -> selectors.Sheet:
@@ -210,6 +235,10 @@ def _done(request: HttpRequest, match: Match, notice: Notice, **said: int) -> Ht
     if request.htmx:
         sheet = _sheet(match.table.viewer_token, match.pk)
         return _answer(request, sheet, notice=_with_restore(notice, sheet))
+    return _redirect(match, said)
+
+
+def _redirect(match: Match, said: dict[str, int]) -> HttpResponse:
     url = reverse("match", args=[match.table.viewer_token, match.pk])
     return redirect(f"{url}?{urlencode(said)}" if said else url)
 
@@ -217,14 +246,14 @@ def _done(request: HttpRequest, match: Match, notice: Notice, **said: int) -> Ht
 @table_page
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    match = scorer_match(request, token, match_id)
-    sheet = _sheet(token, match_id)
-    form = _entry_form(sheet, request.POST)
+    match, sides = scorer_match_and_sides(request, token, match_id)
+    form = DealForm(request.POST, side_names=(sides[0].name, sides[1].name),
+                    claims_allowed=match.claims_allowed)  # fmt: skip
     if "count" in request.POST:
-        return _counted(request, sheet, form)
+        return _counted(request, _sheet(token, match_id), form)
     try:
         if not form.is_valid():
-            return _answer(request, sheet, form=form)
+            return _answer(request, _sheet(token, match_id), form=form)
         data = form.cleaned_data
         recorded = services.record_deal(match=match, number=data["number"], entry=data["entry"],
                                         idempotency_key=data["key"], by=by(request))  # fmt: skip
@@ -235,23 +264,31 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:
-        number = recorded.deal.number
-        return _done(request, match, Notice(saved=number), saved=number)
-    return _answer(request, _sheet(token, match_id), form=_renumbered(form, sheet))
+        return _saved(request, match, sides, recorded)
+    # What was typed stays, for the deal the sheet now says is next (another phone may
+    # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
+    return _answer(request, _sheet(token, match_id), form=form)
 
 
-def _renumbered(form: DealForm, sheet: selectors.Sheet) -> DealForm:
-    """What was typed, kept for the deal to enter now (another phone may have deleted one)."""
-    fresh = _sheet(sheet.viewer_token, sheet.match_id)
-    if fresh.next_number == sheet.next_number:
-        return form
-    data = form.data.copy()
-    data["number"] = fresh.next_number
-    again = _entry_form(fresh, data)
-    again.full_clean()
-    for field, errors in form.errors.items():
-        again._errors[field] = errors
-    return again
+def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.Recorded):
+    """A deal saved: with HTMX, the parts a save changes, drawn from the match as the save
+    left it, without reading it again. Unless something else changed it between this view's
+    read and the save (a player renamed, say), or this is a retry: then read afresh."""
+    number = recorded.deal.number
+    if not request.htmx:
+        return _redirect(match, {"saved": number})
+    if not recorded.created or recorded.match.revision != match.revision + 1:
+        return _done(request, match, Notice(saved=number))
+    saved = recorded.match
+    saved.table = match.table
+    last = (recorded.logged.pk, recorded.logged.action, number)
+    sheet = selectors.sheet_of(saved, sides, recorded.outcome, last)
+    state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
+    # The phone showed the sheet just before this deal: the new row is added to its table.
+    row_added = number > 1 and request.POST.get("shown") == str(match.revision)
+    parts = (*SAVE_PARTS, "row_added") if row_added else (*SAVE_PARTS, "rows")
+    return _answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
+
 
 
 def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
