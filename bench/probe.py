@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from matches.models import Deal, Match
+from matches.models import Deal
 
 HX = {"HTTP_HX_REQUEST": "true"}
 # 7 points each side: the big sheet (level past the line) stays open for another deal, so the

@@ -185,7 +185,7 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
         file.write_text("\n".join(rest[n * share : (n + 1) * share]) + "\n")
     save = ("HX-Request: true", f"X-CSRFToken: {phone.cookies['csrftoken']}")
     save += ("Content-Type: application/x-www-form-urlencoded",)
-    number, threads = str(pool["number"]), str(WRK_THREADS)
+    number, threads, shown = str(pool["number"]), str(WRK_THREADS), str(pool["shown"])
     ok, not_modified = ("check", "200"), ("check", "304")
     matches = f"{FINISHED:,} finished matches"
     return [
@@ -203,9 +203,9 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
             f"save deal {number} (HTMX), answered with the parts that changed",
             paths[0],
             (cookie, *save),
-            ("save", str(measured[0]), number, threads),
-            ("save", str(warm), number, threads),
-            tuple(("save", str(file), number, threads) for file in measured),
+            ("save", str(measured[0]), number, threads, shown),
+            ("save", str(warm), number, threads, shown),
+            tuple(("save", str(file), number, threads, shown) for file in measured),
         ),
         Endpoint("table", f"table page, {matches}", f"/t/{club['viewer']}/", (cookie,), ok),
         Endpoint("stats", f"stats page, {matches}", f"/t/{club['viewer']}/stats", (cookie,), ok),

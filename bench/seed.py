@@ -270,6 +270,7 @@ def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int)
             **links(pool),
             "matches": [m.pk for m in pool_matches],
             "number": 18,
+            "shown": pool_matches[0].revision,  # as every phone was shown the sheet
         },
         "phones": phones,
         "archive": {**links(archive), "deals": Deal.objects.filter(match__table=archive).count()},

@@ -1,12 +1,14 @@
 -- One endpoint under load, for bench/run.py. Arguments after wrk's "--":
 --   check STATUS                  every answer must have this status
---   save FILE NUMBER THREADS [AGAIN]
+--   save FILE NUMBER THREADS SHOWN [AGAIN]
 --                                 POST deal NUMBER to a match of its own per request, the sheet
 --                                 URLs read from FILE and shared out among the THREADS threads,
 --                                 as HTMX does, answered with the sheet's parts that changed;
 --                                 an answer must be 200 and say the deal was saved; a thread
 --                                 that has used up its URLs counts each further request as
 --                                 "exhausted" (and its answer as bad: the deal is taken).
+--                                 SHOWN is the revision the phone was shown (every match
+--                                 of the pool has the same): the answer adds the new row.
 --                                 With AGAIN (the bare save, bench/bare.py, which takes the
 --                                 next number of any match) it starts them over instead, and
 --                                 the idempotency keys begin with AGAIN, a name for this run
@@ -27,7 +29,7 @@ function init(args)
     expected = tonumber(args[2])
     return
   end
-  number, again = args[3], args[5]
+  number, shown, again = args[3], args[5], args[6]
   paths = {}
   local every, line_number = tonumber(args[4]), 0
   for line in io.lines(args[2]) do
@@ -54,7 +56,7 @@ function request()
   end
   local body = "number=" .. number .. "&key=" .. (again or "wrk") .. "-" .. id .. "-" .. sent
     .. "&kind=normal&card_points_0=6&card_points_1=5&declared_points_0=0&declared_points_1=0"
-    .. "&typing=0"
+    .. "&typing=0&shown=" .. shown
   return wrk.format("POST", path .. "deals", nil, body)
 end
 

@@ -68,6 +68,9 @@ class Table(models.Model):
     scorer_token = models.CharField(max_length=64, unique=True, default=new_token)
     viewer_token = models.CharField(max_length=64, unique=True, default=new_token)
     created_at = models.DateTimeField(default=timezone.now)
+    # Bumped by every change its pages show (a match's, a player's, a link's): what the table
+    # page and the stats keep is keyed by it.
+    revision = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [

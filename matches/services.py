@@ -164,9 +164,17 @@ def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> No
         setattr(match, name, value)
 
 
+def _table_changed(table_id: int) -> None:
+    """Whatever the table's pages show changes: its revision is bumped, which takes the
+    table's row lock until the transaction ends. Always before any match's lock: one order
+    for all. No key update: a new match, say, need not wait."""
+    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
+
+
 def _lock(match: Match) -> Match:
-    """The match row, locked until the transaction ends: PostgreSQL takes a row lock; on
-    SQLite writers take turns (see matches.db)."""
+    """The match row, locked until the transaction ends (its table's first): PostgreSQL
+    takes row locks; on SQLite writers take turns (see matches.db)."""
+    _table_changed(match.table_id)
     return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
 
@@ -208,15 +216,15 @@ def rotate_link(*, table: Table, which: str) -> Table:
     field = {"scorer": "scorer_token", "viewer": "viewer_token"}[which]
     setattr(table, field, new_token())
     table.save(update_fields=[field])
+    _table_changed(table.pk)
     return table
 
 
 def _lock_players(table: Table, *players: Player) -> list[Player]:
     """Those seating, adding, renaming or merging players at `table` take turns; `players`
     are read again once it is this one's turn (another phone may have renamed one, or
-    merged it away). No key update: a new deal, say, need not wait. Always before any
-    match's lock: one order for all."""
-    Table.objects.select_for_update(no_key=True).only("pk").get(pk=table.pk)
+    merged it away)."""
+    _table_changed(table.pk)
     fresh = Player.objects.in_bulk([player.pk for player in players])
     if len(fresh) < len(players):
         raise ServiceError("merged_meanwhile")

@@ -12,11 +12,14 @@ def _plain_static_storage(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Each test starts with empty rate-limit counters."""
+    """Each test starts with empty rate-limit counters, and nothing drawn or read kept."""
     from django.core.cache import caches
+
+    from matches.views import kept
 
     for alias in ("default", "limits"):
         caches[alias].clear()
+    kept.forget()
     yield
 
 

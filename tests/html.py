@@ -39,3 +39,11 @@ def errors_of(page: BeautifulSoup | Tag, field_id: str) -> list[str]:
     """The messages said under a field (its error list, named by the field's id)."""
     found = page.select(f"#{field_id}_error li")
     return [words(item) for item in found]
+
+
+def action(page: BeautifulSoup, button: Tag) -> str:
+    """Where a button of the sheet's actions posts: its address, through the page's actions
+    form (which carries the CSRF token), as a browser without JavaScript sends it."""
+    form = one(page, f"form#{button['form']}")
+    assert form["method"] == "post" and form.select_one("[name=csrfmiddlewaretoken]")
+    return button["formaction"]

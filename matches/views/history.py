@@ -1,10 +1,14 @@
 """Looking back: a match's history of changes, and a table's stats."""
 
+from functools import partial
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_safe
 
 from matches import selectors
+from matches.views import kept
 from matches.views.access import can_score, table_page, viewer_match, viewer_table
 
 
@@ -31,5 +35,10 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
 @require_safe
 def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = viewer_table(token)
-    context = {"table": table, "stats": selectors.table_stats(table)}
+    context = {
+        "table": table,
+        # Drawn once for everyone at the table's revision ({% keep %}): read only then.
+        "page_key": kept.page_key("stats", table.pk, table.revision),
+        "stats": SimpleLazyObject(partial(selectors.table_stats, table)),
+    }
     return render(request, "matches/stats.html", context)

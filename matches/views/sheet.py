@@ -11,11 +11,13 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass, replace
+from functools import partial
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
+from django.utils.functional import SimpleLazyObject
 from django.utils.http import urlencode
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -24,6 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, EditDealForm, SettingsForm, entry_data, rule_messages
 from matches.models import Deal, Match, entry_from_document
+from matches.views import kept
 from matches.views.access import (
     DELETED,
     by,
@@ -66,6 +69,9 @@ class Notice:
     conflict: Conflict | None = None
     error: str = ""
 
+    def __bool__(self) -> bool:  # anything to say
+        return self != Notice()
+
 
 NO_SUCH_DEAL = _("There is no deal %(number)s on the sheet now: another phone may have deleted it.")
 CHANGED_MEANWHILE = _(
@@ -80,6 +86,8 @@ SAID = ("saved", "restored", "deleted", "edited", "gone", "reopened", "settings_
 def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
     """The notice an address names (plain digits only: "²" is a digit to isdigit()). An end
     or a stop is plain to see on the sheet; a deal restored is said as saved, with Undo."""
+    if not request.GET:
+        return Notice()
     said = {what: int(value) for what in SAID
             if re.fullmatch("[0-9]{1,6}", value := request.GET.get(what, ""))}  # fmt: skip
     notice = Notice(
@@ -160,22 +168,34 @@ def _context(
         notice = replace(notice, error=refused)
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
-    polled = request.method == "GET"
-    form = form or _entry_form(sheet)
-    return {
-        "sheet": sheet,
-        "can_score": scorer,
+    # What this phone alone is shown; without any, its page is every phone's in its role.
+    own = {
         "notice": notice,
-        "form": form,
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
-        "holds_entry": form.is_bound or "kind" in form.initial,
-        "count": count or CountForm(side_names=sheet.side_names),
-        "settings_form": settings_form or SettingsForm.of(sheet.settings),
+        "holds_entry": form is not None and (form.is_bound or "kind" in form.initial),
+        "counting": count is not None,
         "settings_open": settings_form is not None,
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
         "stale_entry": typing and not deleted and shown != str(sheet.next_number),
-        "parts": _parts(request, sheet, link_changed) if polled else dict.fromkeys(parts, True),
+    }
+    # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
+    return {
+        **own,
+        # Drawn once for every phone in its role at this revision ({% keep %}).
+        "page_key": None
+        if any(own.values())
+        else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
+        "sheet": sheet,
+        "can_score": scorer,
+        "form": form or SimpleLazyObject(partial(_entry_form, sheet)),
+        "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),
+        "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
+        "settings_form": settings_form
+        or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
+        "parts": _parts(request, sheet, link_changed)
+        if request.method == "GET"
+        else dict.fromkeys(parts, True),
     }
 
 
@@ -191,25 +211,23 @@ def _deleted_elsewhere(request: HttpRequest, sheet: selectors.Sheet) -> int | No
 def _answer(
     request: HttpRequest,
     sheet: selectors.Sheet,
-    state: selectors.State | None = None,
+    state: selectors.State,
     *,
     status: int = 200,
     **shown,
 ) -> HttpResponse:
-    """The sheet as this phone may see it: whole, or with HTMX its parts that change.
-    `state` names the table's scorer link, as read with the sheet (else it is read now)."""
-    state = state or selectors.match_state(sheet.viewer_token, sheet.match_id)
-    if state is None:  # its view link changed meanwhile
-        raise Http404
+    """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
     template = "matches/match.html#update" if request.htmx else "matches/match.html"
     return render(request, template, _context(request, sheet, state, **shown), status=status)
 
 
-def _sheet(token: str, match_id: int) -> selectors.Sheet:
-    sheet = selectors.load_sheet(token, match_id)
-    if sheet is None:
+def _sheet(token: str, match_id: int, state: selectors.State | None = None):
+    """The sheet as it stands, and what its poll compares (`state`, if just read)."""
+    state = state or selectors.match_state(token, match_id)
+    sheet = kept.sheet(token, match_id, state.revision) if state is not None else None
+    if sheet is None:  # no such match, or its view link changed
         raise Http404
-    return sheet
+    return sheet, state
 
 
 @table_page
@@ -223,8 +241,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     etag = _etag(request, match_id, state, scorer)
     if (unchanged := get_conditional_response(request, etag=etag)) is not None:
         return unchanged
-    sheet = _sheet(token, match_id)
-    response = _answer(request, sheet, notice=_said(request, sheet))
+    sheet, state = _sheet(token, match_id, state)
+    response = _answer(request, sheet, state, notice=_said(request, sheet))
     response["ETag"] = etag
     return response
 
@@ -233,8 +251,8 @@ def _done(request: HttpRequest, match: Match, notice: Notice, **said: int) -> Ht
     """After a change: with HTMX the sheet's parts, saying `notice`; else a redirect to the
     sheet, whose address says it (`said`), read afresh as this change left it."""
     if request.htmx:
-        sheet = _sheet(match.table.viewer_token, match.pk)
-        return _answer(request, sheet, notice=_with_restore(notice, sheet))
+        sheet, state = _sheet(match.table.viewer_token, match.pk)
+        return _answer(request, sheet, state, notice=_with_restore(notice, sheet))
     return _redirect(match, said)
 
 
@@ -250,24 +268,24 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     form = DealForm(request.POST, side_names=(sides[0].name, sides[1].name),
                     claims_allowed=match.claims_allowed)  # fmt: skip
     if "count" in request.POST:
-        return _counted(request, _sheet(token, match_id), form)
+        return _counted(request, *_sheet(token, match_id), form)
     try:
         if not form.is_valid():
-            return _answer(request, _sheet(token, match_id), form=form)
+            return _answer(request, *_sheet(token, match_id), form=form)
         data = form.cleaned_data
         recorded = services.record_deal(match=match, number=data["number"], entry=data["entry"],
                                         idempotency_key=data["key"], by=by(request))  # fmt: skip
     except rules.DealInvalid as invalid:
         form.add_rule_errors(invalid)
     except services.DealConflict as conflict:
-        return _answer(request, _sheet(token, match_id), notice=_conflict(conflict, form))
+        return _answer(request, *_sheet(token, match_id), notice=_conflict(conflict, form))
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:
         return _saved(request, match, sides, recorded)
     # What was typed stays, for the deal the sheet now says is next (another phone may
     # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
-    return _answer(request, _sheet(token, match_id), form=form)
+    return _answer(request, *_sheet(token, match_id), form=form)
 
 
 def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.Recorded):
@@ -283,12 +301,12 @@ def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.R
     saved.table = match.table
     last = (recorded.logged.pk, recorded.logged.action, number)
     sheet = selectors.sheet_of(saved, sides, recorded.outcome, last)
+    kept.keep_sheet(sheet)  # the other phones' polls draw it next
     state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
     # The phone showed the sheet just before this deal: the new row is added to its table.
     row_added = number > 1 and request.POST.get("shown") == str(match.revision)
     parts = (*SAVE_PARTS, "row_added") if row_added else (*SAVE_PARTS, "rows")
     return _answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
-
 
 
 def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
@@ -301,7 +319,9 @@ def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
     return Notice(conflict=said)
 
 
-def _counted(request: HttpRequest, sheet: selectors.Sheet, form: DealForm) -> HttpResponse:
+def _counted(
+    request: HttpRequest, sheet: selectors.Sheet, state: selectors.State, form: DealForm
+) -> HttpResponse:
     """Count the pile: both sides' card points from one side's count (in a claim only the
     counted side's, the other pile not being all the rest), filled in, not saved."""
     claim = form.data.get("kind") == rules.DealKind.CLAIM
@@ -315,7 +335,7 @@ def _counted(request: HttpRequest, sheet: selectors.Sheet, form: DealForm) -> Ht
     filled.full_clean()
     filled._errors.clear()  # not a save: only the count's own errors are said
     notice = Notice(counted=count.is_valid())
-    return _answer(request, sheet, form=filled, count=count, notice=notice)
+    return _answer(request, sheet, state, form=filled, count=count, notice=notice)
 
 
 @table_page
@@ -325,7 +345,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     deal = Deal.objects.filter(match=match, number=number).first()
     if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
         return done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
-    sheet = _sheet(token, match_id)
+    sheet, _ = _sheet(token, match_id)
     initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry)}
     form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
                         claims_allowed=sheet.claims_allowed)  # fmt: skip
@@ -395,8 +415,8 @@ def _act(request: HttpRequest, token: str, match_id: int, action, notice: Notice
         why = rule_messages(invalid)
     else:
         return _done(request, match, notice, **said)
-    sheet = _sheet(token, match_id)
-    return _answer(request, sheet, notice=Notice(error=why), settings_form=settings_form)
+    return _answer(request, *_sheet(token, match_id), notice=Notice(error=why),
+                   settings_form=settings_form)  # fmt: skip
 
 
 @table_page
@@ -411,13 +431,13 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
         logged = services.delete_last_deal(match=match, number=number, by=by(request),
                                            revision=shown)  # fmt: skip
     except services.ServiceError as refused:
-        return _answer(request, _sheet(token, match_id), notice=Notice(error=refused.message))
+        return _answer(request, *_sheet(token, match_id), notice=Notice(error=refused.message))
     request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
     if shown is None or not request.htmx:
         return _done(request, match, Notice(deleted=number), deleted=number)
-    sheet = _sheet(token, match_id)
+    sheet, state = _sheet(token, match_id)
     refill = _entry_form(sheet, **entry_data(entry_from_document(logged.old)))
-    return _answer(request, sheet, notice=Notice(deleted=number, undone=True), form=refill)
+    return _answer(request, sheet, state, notice=Notice(deleted=number, undone=True), form=refill)
 
 
 @table_page
@@ -453,7 +473,7 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     form = SettingsForm(request.POST)
     if not form.is_valid():  # said in the form, which keeps what was typed
         scorer_match(request, token, match_id)
-        return _answer(request, _sheet(token, match_id), settings_form=form)
+        return _answer(request, *_sheet(token, match_id), settings_form=form)
     return _act(request, token, match_id, services.change_settings, Notice(settings_saved=True),
                 {"settings_saved": 1}, settings_form=form, settings=form.settings)  # fmt: skip
 
@@ -465,5 +485,5 @@ def rematch(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     try:
         again = services.rematch(match=match, by=by(request))
     except services.ServiceError as refused:
-        return _answer(request, _sheet(token, match_id), notice=Notice(error=refused.message))
+        return _answer(request, *_sheet(token, match_id), notice=Notice(error=refused.message))
     return done(request, reverse("match", args=[token, again.pk]))

@@ -2,6 +2,7 @@
 its players, and a new match."""
 
 import functools
+import re
 
 import segno
 from django.conf import settings
@@ -9,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -24,6 +26,7 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Table
+from matches.views import kept
 from matches.views.access import (
     LABEL,
     by,
@@ -112,23 +115,38 @@ PLAYER_DONE = ("added", "renamed", "merged")
 def table(request: HttpRequest, token: str) -> HttpResponse:
     table = viewer_table(token)
     scorer = can_score(request, table)
-    players = table.players_by_name()
-    player = next((p for p in players if str(p.pk) == request.GET.get("player")), None)
-    done_to = next(((what, p) for what in PLAYER_DONE for p in players
-                    if str(p.pk) == request.GET.get(what)), None)  # fmt: skip
-    context = {
-        "table": table,
-        "can_score": scorer,
-        "share": _share(request, table, scorer),
-        "player_form": PlayerForm(),
-        "players": players,
-        "player": player,
-        "page": selectors.table_matches(table, player=player, page=request.GET.get("page")),
+    # The players and a page of matches are read only if the page is not kept already, or if
+    # the address names a player.
+    players = SimpleLazyObject(table.players_by_name)
+    asked = {what: value for what in ("player", *PLAYER_DONE) if (value := request.GET.get(what))}
+    by_id = {str(p.pk): p for p in players} if asked else {}
+    player = by_id.get(asked.get("player", ""))
+    done_to = next(((what, by_id[asked[what]]) for what in PLAYER_DONE
+                    if asked.get(what) in by_id), None)  # fmt: skip
+    page = request.GET.get("page", "")
+    page = page if re.fullmatch("[0-9]{1,6}", page) else "1"
+    said = {
         "player_done": done_to,
         "rotated": request.GET.get("rotated"),
         "player_gone": request.GET.get("gone") == "player",
         "imported": request.GET.get("imported") == "1",
         "created": request.GET.get("created") == "1",
+    }
+    # Unless it says what was just done, the page is drawn once for everyone in a role
+    # at the table's revision ({% keep %}); its addresses name the host.
+    shown = (table.pk, table.revision, scorer, request.get_host(), page, getattr(player, "pk", 0))
+    context = {
+        **said,
+        "page_key": None if any(said.values()) else kept.page_key("table", *shown),
+        "table": table,
+        "can_score": scorer,
+        "share": SimpleLazyObject(functools.partial(_share, request, table, scorer)),
+        "player_form": SimpleLazyObject(PlayerForm),
+        "players": players,
+        "player": player,
+        "page": SimpleLazyObject(
+            functools.partial(selectors.table_matches, table, player=player, page=page)
+        ),
     }
     response = render(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it

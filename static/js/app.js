@@ -8,6 +8,13 @@
     });
   }
 
+  // Every HTMX request carries this page's CSRF token, from the phone's own part of the page
+  // (base.html), where every form of the page finds it too.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var token = document.querySelector("#own [name=csrfmiddlewaretoken]");
+    if (token) event.detail.headers["X-CSRFToken"] = token.value;
+  });
+
   function reveal(root) {
     root.querySelectorAll(".js-only[hidden]").forEach(function (element) {
       element.hidden = false;

@@ -1,0 +1,55 @@
+"""{% keep key %}…{% endkeep %}: a page drawn once per `key` and kept in Django's cache; and
+{% csrf_input form_id %}, a form's CSRF token drawn outside the form.
+
+The view gives the key (views/kept.py), naming all the page depends on (a match's revision,
+the role, the language...), or None when the page holds something of this request's only (a
+notice, a form sent back): then it is drawn every time. What is this phone's own (its CSRF
+token, a deal's idempotency key) stays outside the kept part, in base.html's `own` block.
+"""
+
+from django import template
+from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from matches.views.kept import KEEP
+
+register = template.Library()
+
+
+class KeepNode(template.Node):
+    def __init__(self, nodelist: template.NodeList, key: template.base.FilterExpression):
+        self.nodelist, self.key = nodelist, key
+
+    def render(self, context: template.Context) -> str:
+        key = self.key.resolve(context)
+        if not key:  # None, or no key given at all
+            return self.nodelist.render(context)
+        cache_key = make_template_fragment_key("page", [repr(key)])
+        drawn = cache.get(cache_key)
+        if drawn is None:
+            drawn = self.nodelist.render(context)
+            cache.set(cache_key, drawn, KEEP)
+        return drawn
+
+
+@register.tag
+def keep(parser: template.base.Parser, token: template.base.Token) -> KeepNode:
+    bits = token.split_contents()
+    if len(bits) != 2:
+        raise template.TemplateSyntaxError("{% keep key %} takes one argument")
+    nodelist = parser.parse(("endkeep",))
+    parser.delete_first_token()
+    return KeepNode(nodelist, parser.compile_filter(bits[1]))
+
+
+@register.simple_tag(takes_context=True)
+def csrf_input(context: template.Context, form_id: str) -> SafeString:
+    """The CSRF token of the form `form_id`, for the page's own part (the form may be in a
+    kept part of the page: the input joins it by the form attribute)."""
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}" form="{}">',
+        str(context.get("csrf_token", "")),
+        form_id,
+    )

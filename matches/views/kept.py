@@ -1,0 +1,78 @@
+"""What the pages keep between requests, keyed by the revision that changes it: every phone at
+a table reads the same sheet, so each server process reads it once per revision and language,
+and draws each page once per revision, role and language.
+
+Three things are kept: the sheet read (here, in each process), whole pages ({% keep %}, with
+the key `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}), both in Django's
+cache. None holds what is one phone's own (its CSRF token, a deal's idempotency key): that is
+drawn afresh on every answer, outside what is kept (base.html's `own` block).
+"""
+
+import threading
+from collections import OrderedDict
+
+from django.utils.translation import get_language
+
+from matches import selectors
+
+SHEETS = 500  # sheets a process keeps: those of the tables playing now
+KEEP = 60 * 60  # seconds a drawn page or part is kept (a newer revision has another key)
+
+
+class _Recent:
+    """The most recently used values, in this process: a sheet is kept as the object it is
+    (Django's cache would pickle it, which costs more than drawing most of the page)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.values, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key: tuple):
+        with self.lock:
+            value = self.values.get(key)
+            if value is not None:
+                self.values.move_to_end(key)
+            return value
+
+    def put(self, key: tuple, value) -> None:
+        with self.lock:
+            self.values[key] = value
+            self.values.move_to_end(key)
+            if len(self.values) > self.size:
+                self.values.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.values.clear()
+
+
+_sheets = _Recent(SHEETS)
+
+
+def _sheet_key(token: str, match_id: int, revision: int) -> tuple:
+    # The view link is part of the key: the sheet's addresses carry it.
+    return (match_id, revision, token, get_language())
+
+
+def sheet(token: str, match_id: int, revision: int | None = None) -> selectors.Sheet | None:
+    """The sheet at `revision` if it was kept, else as it stands now (and kept)."""
+    if revision is not None and (found := _sheets.get(_sheet_key(token, match_id, revision))):
+        return found
+    loaded = selectors.load_sheet(token, match_id)
+    if loaded is not None:
+        keep_sheet(loaded)
+    return loaded
+
+
+def keep_sheet(sheet: selectors.Sheet) -> None:
+    """Keep a sheet read by the caller (a save draws its answer from what it wrote)."""
+    _sheets.put(_sheet_key(sheet.viewer_token, sheet.match_id, sheet.revision), sheet)
+
+
+def page_key(*depends_on: object) -> tuple:
+    """What a page drawn for everyone is kept under: what it depends on, and the language."""
+    return (*depends_on, get_language())
+
+
+def forget() -> None:
+    """For the tests: each starts with nothing kept."""
+    _sheets.clear()
