@@ -68,8 +68,8 @@ class Table(models.Model):
     scorer_token = models.CharField(max_length=64, unique=True, default=new_token)
     viewer_token = models.CharField(max_length=64, unique=True, default=new_token)
     created_at = models.DateTimeField(default=timezone.now)
-    # Bumped by every change its pages show (a match's, a player's, a link's): what the table
-    # page and the stats keep is keyed by it.
+    # Bumped by a change of its players or links; its matches have revisions of their own
+    # (selectors.table_version: what the table page and the stats keep is keyed by both).
     revision = models.PositiveIntegerField(default=1)
 
     class Meta:
@@ -144,7 +144,11 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["table", "status", "-started_at"])]
+        indexes = [
+            models.Index(fields=["table", "status", "-started_at"]),
+            # A table's version sums its matches' revisions from the index alone.
+            models.Index(fields=["table", "revision"], name="match_table_revision"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(line__gte=rules.MIN_LINE, line__lte=rules.MAX_LINE),

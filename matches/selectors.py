@@ -546,6 +546,25 @@ class MatchLine:
     emphasis: bool  # what it says is a state, not a result: in italics
 
 
+_TABLE_SQL = (
+    f"SELECT t.*, (SELECT COALESCE(SUM(m.revision), 0) FROM {Match._meta.db_table} m"
+    f" WHERE m.table_id = t.id) AS matches_revision FROM {Table._meta.db_table} t"
+    " WHERE t.viewer_token = %s"
+)
+
+
+def table_seen(token: str) -> Table | None:
+    """The table seen through its view link, with `version`: what changes whenever anything
+    its pages show changes (its own revision, bumped by its players and links, and the sum
+    of its matches', each bumped by every change to a match; matches are never deleted).
+    One query, the sum read from an index; the ORM would take ten times as long to build
+    it as the database to answer it."""
+    found = next(iter(Table.objects.raw(_TABLE_SQL, [token])), None)
+    if found is not None:
+        found.version = (found.revision, found.matches_revision)
+    return found
+
+
 def table_matches(table: Table, *, player: Player | None, page: str | None) -> Page:
     """The table's matches, twenty a page: in progress first, then finished or stopped,
     newest first; the matches of one player when asked."""

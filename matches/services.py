@@ -164,17 +164,9 @@ def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> No
         setattr(match, name, value)
 
 
-def _table_changed(table_id: int) -> None:
-    """Whatever the table's pages show changes: its revision is bumped, which takes the
-    table's row lock until the transaction ends. Always before any match's lock: one order
-    for all. No key update: a new match, say, need not wait."""
-    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
-
-
 def _lock(match: Match) -> Match:
-    """The match row, locked until the transaction ends (its table's first): PostgreSQL
-    takes row locks; on SQLite writers take turns (see matches.db)."""
-    _table_changed(match.table_id)
+    """The match row, locked until the transaction ends: PostgreSQL takes a row lock; on
+    SQLite writers take turns (see matches.db)."""
     return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
 
@@ -218,6 +210,14 @@ def rotate_link(*, table: Table, which: str) -> Table:
     table.save(update_fields=[field])
     _table_changed(table.pk)
     return table
+
+
+def _table_changed(table_id: int) -> None:
+    """Its players or links change: the table's revision is bumped (a match's changes bump
+    the match's), which takes the table's row lock until the transaction ends. Always
+    before any match's lock: one order for all. No key update: a new match, say, need not
+    wait."""
+    Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
 
 
 def _lock_players(table: Table, *players: Player) -> list[Player]:

@@ -179,6 +179,10 @@ ADMIN_LOGINS_WINDOW = 900  # seconds
 # connection's own peer is the client). See matches.limits.client_address.
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 
+# A poll may be answered from a match's state read this long ago by the same process
+# (matches.views.kept.polled_state): another phone's change shows at most that much later.
+POLL_STALE_SECONDS = 1.0
+
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 400  # a phone stays joined for about a year
 SESSION_COOKIE_HTTPONLY = True

@@ -11,6 +11,12 @@ def _plain_static_storage(settings):
 
 
 @pytest.fixture(autouse=True)
+def _polls_read_afresh(settings):
+    """A poll sees a change at once (tests/views/test_sheet.py tests the second's delay)."""
+    settings.POLL_STALE_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with empty rate-limit counters, and nothing drawn or read kept."""
     from django.core.cache import caches

@@ -76,6 +76,14 @@ def viewer_table(token: str) -> Table:
     return get_object_or_404(Table, viewer_token=token)
 
 
+def seen_table(token: str) -> Table:
+    """The table, with the version its pages are kept by (selectors.table_seen)."""
+    table = selectors.table_seen(token)
+    if table is None:
+        raise Http404
+    return table
+
+
 def scorer_table(request: HttpRequest, token: str) -> Table:
     """The table, for a phone that may change it: a viewer asking is refused (403)."""
     table = viewer_table(token)

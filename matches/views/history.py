@@ -9,7 +9,7 @@ from django.views.decorators.http import require_safe
 
 from matches import selectors
 from matches.views import kept
-from matches.views.access import can_score, table_page, viewer_match, viewer_table
+from matches.views.access import can_score, seen_table, table_page, viewer_match
 
 
 @table_page
@@ -34,11 +34,11 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
 @table_page
 @require_safe
 def stats(request: HttpRequest, token: str) -> HttpResponse:
-    table = viewer_table(token)
+    table = seen_table(token)
     context = {
         "table": table,
         # Drawn once for everyone at the table's revision ({% keep %}): read only then.
-        "page_key": kept.page_key("stats", table.pk, table.revision),
+        "page_key": kept.page_key("stats", table.pk, *table.version),
         "stats": SimpleLazyObject(partial(selectors.table_stats, table)),
     }
     return render(request, "matches/stats.html", context)

@@ -4,13 +4,16 @@ and draws each page once per revision, role and language.
 
 Three things are kept: the sheet read (here, in each process), whole pages ({% keep %}, with
 the key `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}), both in Django's
-cache. None holds what is one phone's own (its CSRF token, a deal's idempotency key): that is
-drawn afresh on every answer, outside what is kept (base.html's `own` block).
+cache. None holds what is one phone's own (its CSRF token, a deal's idempotency key): that
+is drawn afresh on every answer, outside what is kept (base.html's `own` block). And a poll
+may be told a match is unchanged from what this process read a moment ago (`polled_state`).
 """
 
 import threading
+import time
 from collections import OrderedDict
 
+from django.conf import settings
 from django.utils.translation import get_language
 
 from matches import selectors
@@ -68,6 +71,23 @@ def keep_sheet(sheet: selectors.Sheet) -> None:
     _sheets.put(_sheet_key(sheet.viewer_token, sheet.match_id, sheet.revision), sheet)
 
 
+_polled = _Recent(5000)
+
+
+def polled_state(token: str, match_id: int) -> selectors.State | None:
+    """A match's state for a poll, as this process read it at most POLL_STALE_SECONDS ago:
+    every phone at a table polls every few seconds, and each asking the database would cost
+    more than the rest of a poll. Another phone's change is seen that much later."""
+    key, now = (token, match_id), time.monotonic()
+    read = _polled.get(key)
+    if read is not None and now - read[0] < settings.POLL_STALE_SECONDS:
+        return read[1]
+    state = selectors.match_state(token, match_id)
+    if state is not None:
+        _polled.put(key, (now, state))
+    return state
+
+
 def page_key(*depends_on: object) -> tuple:
     """What a page drawn for everyone is kept under: what it depends on, and the language."""
     return (*depends_on, get_language())
@@ -76,3 +96,4 @@ def page_key(*depends_on: object) -> tuple:
 def forget() -> None:
     """For the tests: each starts with nothing kept."""
     _sheets.clear()
+    _polled.clear()

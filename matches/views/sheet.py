@@ -234,7 +234,8 @@ def _sheet(token: str, match_id: int, state: selectors.State | None = None):
 @require_safe
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
-    state = selectors.match_state(token, match_id)
+    polled = "poll" in request.GET
+    state = (kept.polled_state if polled else selectors.match_state)(token, match_id)
     if state is None:
         raise Http404
     scorer = joined_with(request, state.table_id, state.scorer_token)

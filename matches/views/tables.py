@@ -36,8 +36,8 @@ from matches.views.access import (
     joined,
     posted,
     scorer_table,
+    seen_table,
     table_page,
-    viewer_table,
 )
 
 TOO_MANY_TABLES = _("Too many new tables from this address: try again in an hour.")
@@ -113,7 +113,7 @@ PLAYER_DONE = ("added", "renamed", "merged")
 @table_page
 @require_safe
 def table(request: HttpRequest, token: str) -> HttpResponse:
-    table = viewer_table(token)
+    table = seen_table(token)
     scorer = can_score(request, table)
     # The players and a page of matches are read only if the page is not kept already, or if
     # the address names a player.
@@ -134,7 +134,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
     }
     # Unless it says what was just done, the page is drawn once for everyone in a role
     # at the table's revision ({% keep %}); its addresses name the host.
-    shown = (table.pk, table.revision, scorer, request.get_host(), page, getattr(player, "pk", 0))
+    shown = (table.pk, *table.version, scorer, request.get_host(), page, getattr(player, "pk", 0))
     context = {
         **said,
         "page_key": None if any(said.values()) else kept.page_key("table", *shown),

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from matches import rules, services
 from matches.models import Change, Deal, Match, Player, Table
+from matches.views import kept
 from tests.factories import MatchFactory
 from tests.html import action, errors_of, one, parsed, said, value, words
 from tests.views.conftest import deal_data
@@ -529,6 +530,25 @@ def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, de
     scorer.post(deal_url, deal_data(number=2), **HX)
     response = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=etag, **HX)
     assert response.status_code == 200 and parsed(response).select("#deal-2")
+
+
+def test_a_poll_may_be_told_unchanged_for_a_second_but_an_opened_sheet_never(
+    scorer, sheet_url, deal_url, worked, settings, monkeypatch
+):
+    settings.POLL_STALE_SECONDS = 1
+    clock = [1000.0]
+    monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
+    poll = sheet_url + "?poll=1&number=2&typing=0"
+    etag = scorer.get(poll, **HX)["ETag"]
+    other = Client()
+    other.post(reverse("join", args=[Table.objects.get().scorer_token]))
+    other.post(deal_url, deal_data(number=2), **HX)  # another phone saves deal 2
+    clock[0] += 0.9
+    assert scorer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    assert parsed(scorer.get(sheet_url, **EN)).select("#deal-2")  # the page reads afresh
+    clock[0] += 0.1
+    answer = scorer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
+    assert answer.status_code == 200 and parsed(answer).select("#deal-2")
 
 
 def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, sheet_url, worked):

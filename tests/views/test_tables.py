@@ -515,3 +515,28 @@ def test_two_sides_of_one_name_are_refused_in_words(scorer, table, names):
     page = parsed(_new_match(scorer, table, **names))
     assert words(one(page, ".errorlist.nonfield")).endswith("give one of them another name.")
     assert table.matches.count() == 1  # the fixture's match alone
+
+
+def test_the_table_page_drawn_once_for_everyone_shows_every_change_since(scorer, table, match):
+    url = reverse("table", args=[table.viewer_token])
+
+    def seen():
+        page = parsed(scorer.get(url, **EN))
+        matches = [words(row) for row in page.select("#matches .list a.row")]
+        players = [words(row).split(" Rename")[0] for row in page.select("#players li")]
+        return matches, players
+
+    before, players = seen()
+    assert before[0].startswith("Alice & Carla – Beppe & Dino 0–0 · in progress")
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    assert seen()[0][0].startswith("Alice & Carla – Beppe & Dino 11–3 · in progress")
+    services.add_player(table=table, name="Zoë")
+    assert "Zoë" in seen()[1] and "Zoë" not in players
+    services.rotate_link(table=table, which="viewer")
+    assert scorer.get(url).status_code == 404  # the old view link is gone, kept page or not
+    # Two loads of the same page differ in nothing but this phone's own part.
+    again = parsed(scorer.get(reverse("table", args=[Table.objects.get().viewer_token]), **EN))
+    twice = parsed(scorer.get(reverse("table", args=[Table.objects.get().viewer_token]), **EN))
+    for own in (again, twice):
+        own.select_one("#own").decompose()
+    assert str(again) == str(twice)
