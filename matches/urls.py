@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.urls import path, re_path, register_converter
 
-from matches.views import history, sheet, site, tables, transfer
+from matches.views import deals, history, sheet, site, tables, transfer
 
 
 class IdConverter:
@@ -72,10 +72,10 @@ urlpatterns = [
         transfer.export_table,
         name="export_table",
     ),
-    path(match + "deals", sheet.record_deal, name="record_deal"),
-    path(match + "deals/<id:number>/edit", sheet.edit_deal, name="edit_deal"),
-    path(match + "deals/<id:number>/delete", sheet.delete_deal, name="delete_deal"),
-    path(match + "deals/<id:number>/restore", sheet.restore_deal, name="restore_deal"),
+    path(match + "deals", deals.record_deal, name="record_deal"),
+    path(match + "deals/<id:number>/edit", deals.edit_deal, name="edit_deal"),
+    path(match + "deals/<id:number>/delete", deals.delete_deal, name="delete_deal"),
+    path(match + "deals/<id:number>/restore", deals.restore_deal, name="restore_deal"),
     path(match + "end", sheet.end_match, name="end_match"),
     path(match + "stop", sheet.stop_match, name="stop_match"),
     path(match + "reopen", sheet.reopen_match, name="reopen_match"),

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from matches import rules, services
 from tests.factories import MatchFactory, TableFactory
+from tests.html import words
 
 
 @pytest.fixture
@@ -112,3 +113,13 @@ def same_queries_at_any_size(joined, url_of) -> None:
         table, match = history(*size)
         counts.append(queries(joined(table), url_of(table, match)))
     assert counts[0] == counts[1]
+
+
+def scores(page) -> list[str]:
+    """The sheet's totals, as shown."""
+    return [words(total) for total in page.select("#live .total")]
+
+
+def notices(page) -> str:
+    """What the sheet says of this phone's own last action."""
+    return words(page.select_one("#notices"))

@@ -1,3 +1,6 @@
+"""Moving a table's history out and in (matches/views/transfer.py): the CSV and JSON exports,
+and the import of a JSON export as a new table."""
+
 import json
 from datetime import UTC, datetime
 

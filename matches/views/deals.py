@@ -1,0 +1,214 @@
+"""The deals of a match: one saved (with HTMX answered by the parts it changed), edited,
+deleted (Undo puts its points back in the form) and restored. Answers are the sheet's
+(views/sheet.py): the same template, the same read model."""
+
+import re
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from matches import rules, selectors, services
+from matches.forms import CountForm, DealForm, EditDealForm, entry_data, rule_messages
+from matches.models import Deal, Match, entry_from_document
+from matches.views import kept
+from matches.views.access import (
+    DELETED,
+    by,
+    done,
+    posted,
+    scorer_match,
+    scorer_match_and_sides,
+    table_page,
+)
+from matches.views.sheet import (
+    SAVE_PARTS,
+    Conflict,
+    Notice,
+    act,
+    after_change,
+    answer,
+    entry_form,
+    sheet_and_state,
+    to_sheet,
+)
+
+NO_SUCH_DEAL = _("There is no deal %(number)s on the sheet now: another phone may have deleted it.")
+CHANGED_MEANWHILE = _(
+    "Deal %(number)s was changed on another phone meanwhile: it now gives %(side_a)s %(a)s, "
+    "%(side_b)s %(b)s. What you typed is kept below: save again to replace that change."
+)
+
+
+@table_page
+@require_POST
+def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    match, sides = scorer_match_and_sides(request, token, match_id)
+    form = DealForm(request.POST, side_names=(sides[0].name, sides[1].name),
+                    claims_allowed=match.claims_allowed)  # fmt: skip
+    if "count" in request.POST:
+        return _counted(request, *sheet_and_state(token, match_id), form)
+    try:
+        if not form.is_valid():
+            return answer(request, *sheet_and_state(token, match_id), form=form)
+        data = form.cleaned_data
+        recorded = services.record_deal(match=match, number=data["number"], entry=data["entry"],
+                                        idempotency_key=data["key"], by=by(request))  # fmt: skip
+    except rules.DealInvalid as invalid:
+        form.add_rule_errors(invalid)
+    except services.DealConflict as conflict:
+        return answer(request, *sheet_and_state(token, match_id), notice=_conflict(conflict, form))
+    except services.ServiceError as refused:
+        form.add_error(None, refused.message)
+    else:
+        return _saved(request, match, sides, recorded)
+    # What was typed stays, for the deal the sheet now says is next (another phone may
+    # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
+    return answer(request, *sheet_and_state(token, match_id), form=form)
+
+
+def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.Recorded):
+    """A deal saved: with HTMX, the parts a save changes, drawn from the match as the save
+    left it, without reading it again. Unless something else changed it between this view's
+    read and the save (a player renamed, say), or this is a retry: then read afresh."""
+    number = recorded.deal.number
+    if not request.htmx:
+        return to_sheet(match, {"saved": number})
+    if not recorded.created or recorded.match.revision != match.revision + 1:
+        return after_change(request, match, Notice(saved=number))
+    saved = recorded.match
+    saved.table = match.table
+    last = (recorded.logged.pk, recorded.logged.action, number)
+    sheet = selectors.sheet_of(saved, sides, recorded.outcome, last)
+    kept.keep_sheet(sheet)  # the other phones' polls draw it next
+    state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
+    # The phone showed the sheet just before this deal: the new row is added to its table.
+    row_added = number > 1 and request.POST.get("shown") == str(match.revision)
+    parts = (*SAVE_PARTS, "row_added") if row_added else (*SAVE_PARTS, "rows")
+    return answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
+
+
+def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
+    """Both phones entered the same deal: what this one typed is said, not kept to be saved
+    a second time."""
+    entry, saved = form.cleaned_data["entry"], conflict.deal
+    yours = selectors.as_typed(entry, form.side_names)
+    same = saved.entry == entry
+    said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours)
+    return Notice(conflict=said)
+
+
+def _counted(
+    request: HttpRequest, sheet: selectors.Sheet, state: selectors.State, form: DealForm
+) -> HttpResponse:
+    """Count the pile: both sides' card points from one side's count (in a claim only the
+    counted side's, the other pile not being all the rest), filled in, not saved."""
+    claim = form.data.get("kind") == rules.DealKind.CLAIM
+    count = CountForm(request.POST, side_names=sheet.side_names, claim=claim)
+    data = request.POST.copy()
+    if count.is_valid():
+        for side, points in enumerate(count.cleaned_data["card_points"]):
+            if points is not None:
+                data[f"card_points_{side}"] = points
+    filled = entry_form(sheet, data)
+    filled.full_clean()
+    filled._errors.clear()  # not a save: only the count's own errors are said
+    notice = Notice(counted=count.is_valid())
+    return answer(request, sheet, state, form=filled, count=count, notice=notice)
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    match = scorer_match(request, token, match_id)
+    deal = Deal.objects.filter(match=match, number=number).first()
+    if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
+        return done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
+    sheet, _ = sheet_and_state(token, match_id)
+    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry)}
+    form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
+                        claims_allowed=sheet.claims_allowed)  # fmt: skip
+    # The deal this page showed was deleted and another took its number: what was typed is
+    # not about it, whatever its version.
+    replaced = request.POST.get("deal", str(deal.pk)) != str(deal.pk)
+    if request.method == "POST" and form.is_valid():
+        form = _edited(request, form, deal, sheet, replaced=replaced)
+        if form is None:
+            url = reverse("match", args=[token, match.pk])
+            return done(request, f"{url}?edited={deal.number}")
+    context = {"sheet": sheet, "deal": deal, "form": form, "closed": match.why_closed}
+    return render(request, "matches/edit_deal.html", context)
+
+
+def _edited(
+    request: HttpRequest, form: EditDealForm, deal: Deal, sheet: selectors.Sheet, *, replaced: bool
+) -> EditDealForm | None:
+    """Save the edit; None once saved, else the form saying why not."""
+    if replaced:
+        return _changed_meanwhile(form, deal, sheet)
+    data = form.cleaned_data
+    try:
+        services.edit_deal(deal=deal, version=data["version"], entry=data["entry"], by=by(request))
+    except rules.DealInvalid as invalid:
+        if invalid.errors[0].deal_number in (None, deal.number):
+            form.add_rule_errors(invalid)
+        else:  # a later deal no longer stands on this one: its fields are not on the page
+            form.add_error(None, rule_messages(invalid))
+    except services.StaleChange:
+        return _changed_meanwhile(form, deal, sheet)
+    except services.ServiceError as refused:
+        form.add_error(None, refused.message)
+    else:
+        return None
+    return form
+
+
+def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -> EditDealForm:
+    """Another phone changed the deal first: said with what it gives now. What this phone
+    typed stays, over the deal's current version, so saving again replaces that change
+    knowingly (else every retry would be refused as stale again)."""
+    now = Deal.objects.filter(pk=deal.pk).first()
+    if now is None:  # deleted meanwhile (only the last deal can be)
+        form.add_error(None, NO_SUCH_DEAL % {"number": deal.number})
+        return form
+    data = form.data.copy()
+    data["version"] = now.version
+    form = EditDealForm(data, side_names=sheet.side_names, claims_allowed=sheet.claims_allowed)
+    form.is_valid()
+    names = sheet.side_names
+    form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "side_a": names[0],
+                   "a": now.points_0, "side_b": names[1], "b": now.points_1})  # fmt: skip
+    return form
+
+
+@table_page
+@require_POST
+def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    """Delete the last deal; Undo (of a deal just saved) also puts its points back in the
+    form, to be corrected and saved again."""
+    undo = request.POST.get("undo")  # the revision the phone was shown, the deal just saved
+    shown = None if undo is None else int(undo) if re.fullmatch("[0-9]{1,9}", undo) else -1
+    match = scorer_match(request, token, match_id)
+    try:
+        logged = services.delete_last_deal(match=match, number=number, by=by(request),
+                                           revision=shown)  # fmt: skip
+    except services.ServiceError as refused:
+        return answer(
+            request, *sheet_and_state(token, match_id), notice=Notice(error=refused.message)
+        )
+    request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
+    if shown is None or not request.htmx:
+        return after_change(request, match, Notice(deleted=number), deleted=number)
+    sheet, state = sheet_and_state(token, match_id)
+    refill = entry_form(sheet, **entry_data(entry_from_document(logged.old)))
+    return answer(request, sheet, state, notice=Notice(deleted=number, undone=True), form=refill)
+
+
+@table_page
+@require_POST
+def restore_deal(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    notice = Notice(saved=number, restored=True)
+    return act(request, token, match_id, services.restore_deal, notice, {"restored": number},
+                number=number)  # fmt: skip

@@ -1,0 +1,601 @@
+"""A match's deals (matches/views/deals.py): saving one, counting the pile, deleting, Undo,
+restoring and editing."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from matches import rules, services
+from matches.models import Change, Deal, Match, Player
+from tests.factories import MatchFactory
+from tests.html import action, errors_of, one, parsed, said, value, words
+from tests.views.conftest import deal_data, scores
+
+pytestmark = pytest.mark.django_db
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+HX = {"HTTP_HX_REQUEST": "true", **EN}
+
+
+# --- Saving a deal -----------------------------------------------------------------------
+
+
+def test_saving_a_deal_without_htmx_redirects_to_the_sheet_which_says_so(scorer, deal_url):
+    response = scorer.post(deal_url, deal_data(), **EN)
+    assert response.status_code == 302 and response["Location"].endswith("?saved=1")
+    assert Deal.objects.get().points == (11, 3)
+    page = parsed(scorer.get(response["Location"], **EN))
+    assert words(one(page, "#saved")) == "Deal 1 saved. Undo"
+
+
+def test_saving_a_deal_with_htmx_answers_the_parts_that_changed(scorer, deal_url, sheet_url):
+    response = scorer.post(deal_url, deal_data(), **HX)
+    page = parsed(response)
+    assert "HX-Request" in response["Vary"] and not page.select("html, #sheet")
+    parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
+    # A save changes no setting; the entry comes with this phone's key for the next deal.
+    assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"]
+    assert words(one(page, "#saved")) == "Deal 1 saved. Undo"
+    assert scores(page) == ["11", "3"] and page.select("#deal-1")
+    assert value(page, "number") == "2" and value(page, "card_points_0") == ""
+
+
+def test_one_sides_card_points_fill_in_the_other(scorer, deal_url):
+    scorer.post(deal_url, deal_data(b="", da="", db=""), **EN)
+    assert Deal.objects.get().card_points == (8, 3)
+
+
+def test_a_cappotto_is_saved_with_no_card_points_typed(scorer, deal_url):
+    scorer.post(deal_url, deal_data(a="", b="", da="", db="", kind="cappotto", side="1"), **HX)
+    deal = Deal.objects.get()
+    assert (deal.card_points, deal.kind, deal.side) == ((0, 11), "cappotto", 1)
+
+
+def test_card_points_summing_to_12_are_refused_and_what_was_typed_stays(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(a="8", b="4"), **HX))
+    assert words(one(page, "#deal-errors")) == (
+        "Card points, the last trick included, must add up to 11: "
+        "Alice & Carla 8 + Beppe & Dino 4 = 12."
+    )
+    assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("8", "4")
+    assert value(page, "typing") == "1"  # the polls leave it alone
+    assert not Deal.objects.exists()
+
+
+def test_a_declaration_of_5_is_refused_beside_its_field_in_its_sides_column(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(da="5"), **HX))
+    assert errors_of(page, "id_declared_points_0") == [
+        "5 is not a declaration total any real deal can give."
+    ]
+    assert one(page, "#id_declared_points_0")["aria-invalid"] == "true"
+    page = parsed(scorer.post(deal_url, deal_data(a="12", b="0"), **HX))
+    assert errors_of(page, "id_card_points_0") == ["Card points cannot be more than 11."]
+    assert not Deal.objects.exists()
+
+
+def test_a_cappotto_with_10_typed_for_the_sweeper_is_said_of_that_field(scorer, deal_url):
+    """Left blank, the other side's points are not 11 minus the 10 (a blank field blamed)."""
+    data = deal_data(a="10", b="", da="", db="", kind="cappotto", side="0")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert errors_of(page, "id_card_points_0") == [
+        "In a cappotto Alice & Carla took every trick, so their card points are 11."
+    ]
+    assert errors_of(page, "id_card_points_1") == []
+    assert not Deal.objects.exists()
+    scorer.post(deal_url, {**data, "card_points_0": "11"}, **HX)
+    assert Deal.objects.get().card_points == (11, 0)
+
+
+def test_a_cappotto_without_its_side_asks_for_the_side(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(a="", b="", da="", db="", kind="cappotto"), **HX))
+    assert errors_of(page, "id_side") == ["Say which side swept the deal."]
+    assert one(page, ".side-choice")["aria-describedby"] == "id_side_error"
+    assert not page.select("#deal-errors") and not Deal.objects.exists()
+
+
+def test_the_kind_and_side_refusals_are_tied_to_their_choices(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(kind="cappotto", a="11", b="0"), **HX))
+    assert one(page, ".side-choice")["aria-describedby"] == "id_side_error"
+    page = parsed(scorer.post(deal_url, deal_data(kind="x"), **HX))
+    assert one(page, "fieldset.kind")["aria-describedby"] == "id_kind_error"
+    assert errors_of(page, "id_kind") == ["Pick the kind of deal."]
+
+
+def test_a_claim_with_no_card_points_typed_asks_for_them_with_0_for_none(scorer, match, deal_url):
+    match.claims_allowed = True
+    match.save()
+    data = deal_data(a="", b="", da="21", db="", kind="claim", side="0")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert errors_of(page, "id_card_points_0") == [
+        "A claim counts the card points taken so far: type them (0 for a side that took none)."
+    ]
+    assert not Deal.objects.exists()
+    scorer.post(deal_url, {**data, "card_points_0": "0"}, **HX)
+    assert Deal.objects.get().card_points == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("-1", "Card points cannot be negative."),
+        (
+            "2.5",
+            "Card points must be a whole number: each side drops its own fraction, so 2.5 is 2.",
+        ),
+        ("abc", "Card points must be a number, like 7."),
+        ("1" * 5000 + ".5", "Card points is too large: at most 11."),  # was a 500: int() of it
+    ],
+)
+def test_bad_numbers_get_a_message_in_words(scorer, deal_url, typed, message):
+    page = parsed(scorer.post(deal_url, deal_data(a=typed), **HX))
+    assert errors_of(page, "id_card_points_0") == [message]
+    assert not Deal.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        # Another phone switched claims off while this one was showing the claim chip.
+        (
+            {"kind": "claim", "side": "0", "a": "4", "b": "3"},
+            "Claims are not allowed in this match.",
+        ),
+        ({"kind": ""}, "Pick the kind of deal."),
+        ({"kind": "cappotto", "side": "2", "a": "11", "b": "0"}, "Pick one of the two sides."),
+        ({"a": "1" + "0" * 22}, "Card points is too large: at most 11."),
+        ({"da": "3" * 5000}, "Declarations is too large: at most 999."),
+    ],
+)
+def test_a_refused_deal_says_why_in_the_apps_own_words(scorer, match, deal_url, fields, message):
+    page = parsed(scorer.post(deal_url, deal_data(**fields), **HX))
+    form = words(one(page, "#deal-form"))
+    assert message in form
+    assert "Select a valid choice" not in form and "Ensure this value" not in form
+    assert not match.deals.exists()
+
+
+@pytest.mark.parametrize(
+    "tampered", [{"number": ""}, {"number": "0"}, {"number": "abc"}, {"key": "k" * 65}]
+)
+def test_a_deal_form_tampered_with_says_so_and_stores_nothing(scorer, deal_url, tampered):
+    page = parsed(scorer.post(deal_url, {**deal_data(), **tampered}, **HX))
+    assert words(one(page, "#deal-errors")) == "This page is out of date: reload it and try again."
+    assert not Deal.objects.exists()
+
+
+def test_in_due_one_player_cannot_declare_21(client):
+    match = MatchFactory(players_per_side=1)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    deal_url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    page = parsed(client.post(deal_url, deal_data(a="6", b="5", da="21"), **HX))
+    assert errors_of(page, "id_declared_points_0") == [
+        "21 is not a declaration total any real deal can give."
+    ]
+    assert not Deal.objects.exists()
+
+
+def test_a_double_tap_makes_one_deal_and_is_told_it_was_saved(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="same"), **HX)
+    again = parsed(scorer.post(deal_url, deal_data(key="same"), **HX))
+    assert Deal.objects.count() == 1
+    assert words(one(again, "#saved")) == "Deal 1 saved. Undo"
+
+
+def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="phone-a"), **HX)
+    page = parsed(scorer.post(deal_url, deal_data(a="5", b="6", key="phone-b"), **HX))
+    assert Deal.objects.count() == 1
+    # What this phone typed is said, with the way to put it there; it is not offered for
+    # deal 2, where a second tap of Save would enter the same hand twice.
+    assert words(one(page, "#conflict")) == (
+        "Deal 1 was just entered on another phone. Alice & Carla 11, Beppe & Dino 3. "
+        "Yours were not saved: Alice & Carla 5 + 3, Beppe & Dino 6 + 0. "
+        "If they are the right ones, edit deal 1. Edit deal 1"
+    )
+    assert one(page, "#conflict a.button")["href"].endswith("/deals/1/edit")
+    assert value(page, "number") == "2" and value(page, "card_points_0") == ""
+    assert value(page, "typing") == "0"
+
+
+def test_a_second_phone_that_typed_the_very_same_deal_keeps_nothing_to_save_twice(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="phone-a"), **HX)
+    page = parsed(scorer.post(deal_url, deal_data(key="phone-b"), **HX))  # the same points
+    assert words(one(page, "#conflict")).endswith("The same points as yours: nothing more to do.")
+    assert value(page, "number") == "2" and value(page, "card_points_0") == ""
+    assert Deal.objects.count() == 1
+
+
+def test_a_conflict_on_the_deal_that_decides_the_match_keeps_nothing_for_later(scorer, deal_url):
+    scorer.post(deal_url, deal_data(number=1, key="a-1"), **HX)
+    scorer.post(deal_url, deal_data(number=2, key="a-2"), **HX)  # 22 to 6: decided
+    page = parsed(scorer.post(deal_url, deal_data(number=2, a="5", b="6", key="b-2"), **HX))
+    assert "Yours were not saved: Alice & Carla 5 + 3" in words(one(page, "#conflict"))
+    assert not page.select("#deal-form")
+
+
+def test_a_resent_deal_with_other_points_is_refused_in_words(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="mine"), **HX)
+    page = parsed(scorer.post(deal_url, deal_data(a="2", b="9", key="mine"), **HX))
+    assert words(one(page, "#conflict")) == (
+        "Deal 1 was already saved from this phone, with other points. "
+        "Alice & Carla 11, Beppe & Dino 3. Edit deal 1 to change it."
+    )
+    assert value(page, "card_points_0") == ""  # not offered again
+    assert Deal.objects.get().card_points == (8, 3)
+
+
+def test_a_save_into_a_match_another_phone_just_decided_says_so(scorer, match, deal_url):
+    scorer.post(deal_url, deal_data(number=1, key="a"), **HX)
+    scorer.post(deal_url, deal_data(number=2, key="b"), **HX)  # 22-6: decided
+    page = parsed(scorer.post(deal_url, deal_data(number=3, key="c"), **HX))
+    assert "The match is already decided: no more deals." in said_of(page)
+    scorer.post(reverse("end_match", args=[match.table.viewer_token, match.pk]), **HX)
+    page = parsed(scorer.post(deal_url, deal_data(number=3, key="d"), **HX))
+    assert "This match is finished. Reopen it to change it." in said_of(page)
+    assert Deal.objects.count() == 2
+
+
+def said_of(page) -> str:
+    return words(page)
+
+
+def test_a_save_after_another_phone_deleted_a_deal_says_so_and_renumbers(
+    scorer, match, deal_url, sheet_url
+):
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    services.delete_last_deal(match=match, number=2)  # on another phone
+    data = deal_data(number=3, a="7", b="4", da="0", key="k3")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert words(one(page, "#deal-errors")) == (
+        "Another phone deleted a deal meanwhile: this one is now deal 2. "
+        "Check the sheet, then save again."
+    )
+    assert value(page, "number") == "2" and value(page, "card_points_0") == "7"
+    assert match.deals.count() == 1
+    scorer.post(deal_url, {**data, "number": "2"}, **HX)  # saved again, as the form now says
+    assert match.deals.count() == 2
+
+
+def test_a_change_between_reading_the_match_and_saving_shows_in_the_answer(
+    scorer, match, deal_url, worked, monkeypatch
+):
+    record = services.record_deal
+
+    def renamed_first(**kwargs):  # another phone renames Beppe just before this save
+        services.rename_player(player=Player.objects.get(name="Beppe"), name="Bepi")
+        return record(**kwargs)
+
+    monkeypatch.setattr(services, "record_deal", renamed_first)
+    page = parsed(scorer.post(deal_url, deal_data(number=2, a="6", b="5", da="0"), **HX))
+    assert words(one(page, "#deal-2 .dealer")) == "Bepi"  # deal 2's dealer, by the new name
+    assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
+
+
+def test_a_match_full_of_deals_takes_no_more(scorer, match, deal_url, monkeypatch):
+    monkeypatch.setattr(services, "MATCH_DEALS_MAX", 1)
+    scorer.post(deal_url, deal_data(number=1, a="5", b="6", da="0"), **HX)
+    page = parsed(scorer.post(deal_url, deal_data(number=2, a="5", b="6", da="0"), **HX))
+    assert words(one(page, "#deal-errors")) == (
+        "A match holds at most 1 deals: stop this one, undecided, and start a new match."
+    )
+    assert match.deals.count() == 1
+
+
+# --- Counting the pile -------------------------------------------------------------------
+
+
+def test_counting_the_pile_fills_in_both_sides_card_points(scorer, deal_url):
+    data = deal_data(a="", b="", da="", db="", count="1", count_side="1")
+    data.update(aces="1", figures="7", last_trick="")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("8", "3")
+    assert words(one(page, "#counted")) == (
+        "Card points filled in from the count: check them, then save the deal."
+    )
+    assert not Deal.objects.exists()
+
+
+def test_counting_five_aces_is_refused_in_words_and_no_deal_check_is_said(scorer, deal_url):
+    data = deal_data(a="", b="", count="1", count_side="0", aces="5", figures="3")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert errors_of(page, "id_aces") == ["A side can win from 0 to 4 aces, not 5."]
+    assert not page.select("#deal-errors") and not page.select("#counted")
+    assert not Deal.objects.exists()
+
+
+def test_counting_without_saying_whose_pile_says_so(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(a="", b="", count="1", aces="1"), **HX))
+    assert errors_of(page, "id_count_side") == ["Pick whose pile you counted."]
+
+
+def test_counting_a_claims_pile_fills_only_the_counted_side(client, deal_url, match):
+    match.claims_allowed = True
+    match.save()
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    data = deal_data(a="", b="4", da="", db="", kind="claim", side="0", count="1")
+    data.update(count_side="0", aces="2", figures="4")
+    page = parsed(client.post(deal_url, data, **HX))
+    assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("3", "4")
+    data.update(last_trick="on", count_side="1")
+    page = parsed(client.post(deal_url, data, **HX))
+    assert "A claim stops the deal before the last trick: nobody took it." in words(page)
+    # The count shown again is the one sent: the second side's pile, the last trick ticked.
+    assert (value(page, "count_side"), value(page, "last_trick")) == ("1", "on")
+    assert one(page, "details.count").has_attr("open")
+    assert not Deal.objects.exists()
+
+
+# --- Deleting, Undo, restoring -------------------------------------------------------------
+
+
+def test_delete_deal_deletes_and_the_log_keeps_it(scorer, sheet_url, worked):
+    response = scorer.post(sheet_url + "deals/1/delete", **EN)
+    assert response["Location"] == sheet_url + "?deleted=1"
+    assert not Deal.objects.exists()
+    assert Change.objects.get(action="deal_deleted").old["points"] == [11, 3]
+    page = parsed(scorer.get(response["Location"], **EN))
+    deleted = one(page, "#deleted")
+    assert words(deleted) == "Deal 1 deleted. The match history keeps it. Restore"
+    assert deleted["data-once"] == "deleted"
+    assert action(page, deleted.select_one("button")) == sheet_url + "deals/1/restore"
+    assert value(page, "card_points_0") == ""  # no points given back, unlike Undo
+
+
+def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet_url, deal_url):
+    saved = parsed(scorer.post(deal_url, deal_data(a="8", da="3", key="phone-a"), **HX))
+    revision = Match.objects.get().revision
+    assert value(one(saved, "#saved"), "undo") == str(revision)  # the sheet it was shown with
+    page = parsed(scorer.post(sheet_url + "deals/1/delete", {"undo": str(revision)}, **HX))
+    assert not Deal.objects.exists()
+    assert words(one(page, "#deleted")) == (
+        "Deal 1 taken back: its points are in the form, to correct and save again."
+    )
+    typed = [value(page, f) for f in ("card_points_0", "card_points_1", "declared_points_0")]
+    assert typed == ["8", "3", "3"] and value(page, "typing") == "1"
+    assert value(page, "key") != "phone-a"  # a new deal: its key is not the old one's
+    scorer.post(deal_url, deal_data(a="7", b="4", key=value(page, "key")), **HX)
+    assert Deal.objects.get().card_points_0 == 7
+
+
+def test_undo_never_takes_back_a_deal_another_phone_entered_under_the_same_number(
+    scorer, sheet_url, deal_url, match
+):
+    scorer.post(deal_url, deal_data(a="8", da="3", key="phone-a"), **HX)
+    shown = Match.objects.get().revision
+    # Another phone deletes that deal 1 and enters its own deal 1, before this one's Undo.
+    services.delete_last_deal(match=match, number=1)
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
+    page = parsed(scorer.post(sheet_url + "deals/1/delete", {"undo": str(shown)}, **HX))
+    assert words(one(page, ".notice.error")) == (
+        "The sheet has changed since deal 1 was saved: check it before undoing."
+    )
+    assert Deal.objects.get().card_points_0 == 5
+    for garbled in ("", "²", "9" * 30):
+        scorer.post(sheet_url + "deals/1/delete", {"undo": garbled}, **HX)
+        assert Deal.objects.count() == 1
+
+
+def test_a_deleted_deal_can_be_restored_and_is_then_said_as_saved(scorer, sheet_url, worked):
+    page = parsed(scorer.post(sheet_url + "deals/1/delete", **HX))
+    assert one(page, "#deleted button")["hx-post"] == sheet_url + "deals/1/restore"
+    page = parsed(scorer.post(sheet_url + "deals/1/restore", **HX))
+    assert words(one(page, "#saved")) == "Deal 1 restored. Undo"
+    assert one(page, "#saved button")["hx-post"] == sheet_url + "deals/1/delete"
+    assert Deal.objects.get().points == (11, 3)
+    assert Change.objects.latest("id").action == "deal_restored"
+    response = scorer.post(sheet_url + "deals/1/delete", **EN)
+    response = scorer.post(sheet_url + "deals/1/restore", **EN)
+    assert response["Location"] == sheet_url + "?restored=1"
+    restored = one(parsed(scorer.get(response["Location"], **EN)), "#saved")
+    assert words(restored) == "Deal 1 restored. Undo" and restored["data-once"] == "restored"
+
+
+def test_a_deletion_is_said_only_to_a_scorer_and_only_while_it_can_be_restored(
+    scorer, sheet_url, worked
+):
+    scorer.post(sheet_url + "deals/1/delete", **EN)
+    assert not parsed(Client().get(sheet_url + "?deleted=1", **EN)).select("#deleted")
+    assert not parsed(scorer.get(sheet_url + "?deleted=3", **EN)).select("#deleted")
+    assert not parsed(scorer.get(sheet_url + "?deleted=2", **EN)).select("#deleted")  # none was
+
+
+@pytest.mark.parametrize("saved", ["²", "1" * 5000, "-1", "1.0"])
+def test_an_odd_saved_parameter_is_ignored(scorer, sheet_url, worked, saved):
+    response = scorer.get(sheet_url, {"saved": saved}, **EN)
+    assert response.status_code == 200 and not parsed(response).select("#saved")
+
+
+def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
+    scorer, match, sheet_url, deal_url
+):
+    other = Client()
+    other.post(f"/join/{match.table.scorer_token}/", {"label": "Dino"})
+    for number in (1, 2):
+        scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
+    scorer.post(sheet_url + "deals/2/delete", **HX)
+    restore = reverse("restore_deal", args=[match.table.viewer_token, match.pk, 2])
+
+    def told(phone, query: str) -> bool:
+        page = parsed(phone.get(f"{sheet_url}?poll=1&{query}", **HX))
+        notice = page.select_one("#deleted-elsewhere")
+        if notice is None:
+            return False
+        assert (
+            words(notice)
+            == "Deal 2 was deleted on another phone. The match history keeps it. Restore"
+        )
+        button = notice.select_one("button")  # posting through the page's actions form
+        assert button["formaction"] == restore and button["form"] == "actions"
+        assert "Another phone has just entered a deal" not in words(page)
+        return True
+
+    # The other phone's form still shows deal 3; it may be typing in it, or not.
+    assert told(other, "number=3&typing=0") and told(other, "number=3&typing=1")
+    assert told(other, "number=2&typing=0")  # told until something else happens
+    assert not told(scorer, "number=2&typing=0")  # it has its own notice
+    assert not told(Client(), "number=2")  # a viewer has nothing to restore
+    other.post(sheet_url + "deals/2/restore", **HX)
+    assert match.deals.count() == 2 and not told(other, "number=3&typing=0")
+    # Now the other phone deletes deal 2: the first is told, though it deleted a deal 2 once.
+    other.post(sheet_url + "deals/2/delete", **HX)
+    assert told(scorer, "number=3&typing=0") and not told(other, "number=2&typing=0")
+
+
+# --- Editing a deal ----------------------------------------------------------------------
+
+
+def edit_url(match: Match, number: int = 1) -> str:
+    return reverse("edit_deal", args=[match.table.viewer_token, match.pk, number])
+
+
+def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
+    page = parsed(scorer.get(edit_url(match), **EN))
+    assert words(one(page, "h1")) == "Edit deal 1" and value(page, "card_points_0") == "8"
+    response = scorer.post(edit_url(match), deal_data(a="6", b="5", da="4", version="1"), **EN)
+    assert response["Location"].endswith("/?edited=1")
+    assert Deal.objects.get().points == (10, 5)
+    change = Change.objects.get(action="deal_edited")
+    assert (change.old["points"], change.new["points"]) == ([11, 3], [10, 5])
+    page = parsed(scorer.get(response["Location"], **EN))
+    assert words(one(page, "#edited")) == "Deal 1 edited."
+    assert words(one(page, "#deal-1 td.side-0")) == "10 6 + 4"
+
+
+def test_an_edit_that_crossed_another_phones_is_said_and_saving_again_replaces_it(
+    scorer, match, worked
+):
+    services.edit_deal(deal=worked, version=1, entry=rules.DealEntry((8, 3), (7, 0)))  # first
+    mine = deal_data(a="6", b="5", da="4", version="1")
+    page = parsed(scorer.post(edit_url(match), mine, **EN))
+    assert words(one(page, "#deal-errors")) == (
+        "Deal 1 was changed on another phone meanwhile: it now gives Alice & Carla 15, "
+        "Beppe & Dino 3. What you typed is kept below: save again to replace that change."
+    )
+    assert value(page, "version") == "2" and value(page, "card_points_0") == "6"
+    assert Deal.objects.get().points == (15, 3)
+    assert scorer.post(edit_url(match), {**mine, "version": "2"}, **EN).status_code == 302
+    assert Deal.objects.get().points == (10, 5)
+
+
+def test_an_edit_of_a_deal_deleted_and_entered_anew_meanwhile_replaces_nothing_unseen(
+    scorer, match, worked
+):
+    assert value(parsed(scorer.get(edit_url(match))), "deal") == str(worked.pk)
+    services.delete_last_deal(match=match, number=1)
+    anew = services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0))).deal
+    mine = deal_data(a="6", b="5", version="1", deal=str(worked.pk))  # version 1 too
+    page = parsed(scorer.post(edit_url(match), mine, **EN))
+    assert words(one(page, "#deal-errors")).startswith(
+        "Deal 1 was changed on another phone meanwhile: it now gives"
+    )
+    assert Deal.objects.get().points == (5, 6)
+    assert value(page, "deal") == str(anew.pk)  # saving again replaces it, knowingly
+    assert scorer.post(edit_url(match), {**mine, "deal": str(anew.pk)}, **EN).status_code == 302
+    assert Deal.objects.get().points == (9, 5)  # 6 + 3 declared, as typed
+
+
+def test_an_edit_of_a_deal_deleted_meanwhile_says_so_with_restore(scorer, match, sheet_url, worked):
+    scorer.get(edit_url(match))
+    services.delete_last_deal(match=match, number=1)
+    response = scorer.post(edit_url(match), deal_data(a="6", b="5", version="1"), **EN)
+    assert response["Location"].endswith("/?gone=1")
+    page = parsed(scorer.get(response["Location"], **EN))
+    gone = one(page, "#gone")
+    assert words(gone) == (
+        "Deal 1 was deleted on another phone, so your change was not saved. "
+        "The match history keeps it. Restore"
+    )
+    assert action(page, gone.select_one("button")) == sheet_url + "deals/1/restore"
+    assert scorer.get(edit_url(match))["Location"].endswith("/?gone=1")  # the page, opened late
+    # Once it cannot be put back (say, a crafted address), the notice offers nothing.
+    gone = one(parsed(scorer.get(sheet_url + "?gone=7", **EN)), "#gone")
+    assert words(gone) == "There is no deal 7 on the sheet now: another phone may have deleted it."
+
+
+@pytest.mark.parametrize(
+    ("close", "message"),
+    [
+        (services.end_match, "This match is finished. Reopen it to change it."),
+        (services.stop_match, "This match was stopped. Reopen it to change it."),
+    ],
+)
+def test_the_edit_page_of_a_closed_match_says_so_before_anything_is_typed(
+    scorer, match, worked, close, message
+):
+    assert "Reopen it" not in said(scorer.get(edit_url(match), **EN))
+    if close is services.end_match:
+        services.record_deal(match=match, number=2, entry=worked.entry)
+    close(match=match)
+    page = parsed(scorer.get(edit_url(match), **EN))
+    assert words(one(page, ".notice.warn")) == message
+    # Nothing can be saved: the deal is shown, not offered for typing; the sheet has Reopen.
+    assert one(page, "fieldset.bare").has_attr("disabled")
+    assert not page.select("#deal-form button[type=submit]")
+    assert words(one(page, "a.button.primary")) == "Back to the sheet"
+
+
+def test_an_edit_refused_because_of_a_later_deal_names_that_deal(client):
+    match = MatchFactory(players_per_side=1)
+    store_as_before(match, rules.DealEntry((6, 5), (0, 0)), rules.DealEntry((6, 5), (21, 0)))
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    data = deal_data(a="7", b="4", da="0", version=1)
+    page = parsed(client.post(edit_url(match), data, **EN))
+    assert words(one(page, "#deal-errors")) == (
+        "Deal 2: Alice: 21 is not a declaration total any real deal can give."
+    )
+    assert Deal.objects.get(match=match, number=1).card_points == (6, 5)
+
+
+def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match):
+    for number in (1, 2):  # 11 + 11: decided at deal 2; deal 3 played as the line was 41
+        services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+    data = deal_data(version="1", a="11", b="0", da="0", kind="cappotto", side="0")
+    page = parsed(scorer.post(edit_url(match), data, **EN))
+    assert words(one(page, "#deal-errors")) == (
+        "With this change the match is decided at deal 1, and deals after it are on the sheet: "
+        "delete them first."
+    )
+
+
+def store_as_before(match, *entries):
+    """Deals stored as an earlier version's rules allowed, which today's refuse."""
+    for number, entry in enumerate(entries, start=1):
+        points = tuple(entry.card_points[i] + entry.declared_points[i] for i in (0, 1))
+        deal = Deal(match=match, number=number)
+        deal.set_scored(rules.ScoredDeal(number, entry, points, points, 0))
+        deal.save()
+
+
+@pytest.mark.parametrize(
+    ("players", "claims", "entries"),
+    [
+        # In due, one hand declaring 21 (two hands can; one cannot).
+        (1, False, [rules.DealEntry((6, 5), (21, 0))]),
+        # A claim of a played-out deal: 11 card points.
+        (2, True, [rules.DealEntry((8, 3), (3, 0)), rules.DealEntry((6, 5), (0, 0), "claim", 0)]),
+        # A claim once both sides stood at the line.
+        (2, True, [rules.DealEntry((6, 5), (0, 0)), rules.DealEntry((5, 6), (0, 0)),
+                   rules.DealEntry((6, 5), (6, 7)), rules.DealEntry((0, 0), (0, 0), "claim", 1)]),
+    ],
+)  # fmt: skip
+def test_deals_stored_under_earlier_rules_still_open_and_export(client, players, claims, entries):
+    line = 21 if claims else 101  # in due, 27 to 5 is no win yet at 101
+    match = MatchFactory(players_per_side=players, claims_allowed=claims, line=line)
+    store_as_before(match, *entries)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    token = match.table.viewer_token
+    page = parsed(client.get(reverse("match", args=[token, match.pk]), **EN))
+    assert len(page.select("#deal-rows tr")) == len(entries)
+    for fmt in ("csv", "json"):
+        body = b"".join(client.get(reverse("export_table", args=[token, fmt])).streaming_content)
+        assert body.count(b'"number"' if fmt == "json" else b"\r\n") >= len(entries)
+    # A new deal is checked against where the old ones, as they stand, left the match.
+    deal_url = reverse("record_deal", args=[token, match.pk])
+    page = parsed(client.post(deal_url, deal_data(len(entries) + 1, a="6", b="5", da="0"), **HX))
+    stored = Deal.objects.filter(match=match).count()
+    if claims:  # a claim ended it: decided
+        assert "The match is already decided: no more deals." in words(page)
+        assert stored == len(entries)
+    else:
+        assert stored == len(entries) + 1
