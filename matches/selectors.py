@@ -569,7 +569,8 @@ def table_matches(table: Table, *, player: Player | None, page: str | None) -> P
     """The table's matches, twenty a page: in progress first, then finished or stopped,
     newest first; the matches of one player when asked."""
     under_way = Case(When(status=rules.Status.IN_PROGRESS, then=0), default=1)
-    matches = Match.objects.filter(table=table).order_by(under_way, "-started_at", "-pk")
+    matches = Match.objects.filter(table=table).annotate(under_way=under_way)
+    matches = matches.order_by("under_way", "-started_at", "-pk")
     if player is not None:
         matches = matches.filter(
             Q(sides__first_player=player) | Q(sides__second_player=player)

@@ -116,9 +116,17 @@ if DATABASE_URL:
         "default": dj_database_url.parse(
             DATABASE_URL,
             conn_max_age=env_int("DJANGO_CONN_MAX_AGE", 60),
-            conn_health_checks=True,
+            # No "SELECT 1" before each request's first query: it costs a round trip on every
+            # page. After the database restarts, each kept connection fails one request (a
+            # phone says so and tries again: no deal is ever saved twice) and is replaced.
+            conn_health_checks=env_bool("DJANGO_CONN_HEALTH_CHECKS", False),
         )
     }
+    # Parameters bound by the server: a query run a few times on a connection is prepared,
+    # and planned once (psycopg's prepare_threshold), not on every page.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=2
+    )
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)  # a fresh clone has no var/ yet
     DATABASES = {
