@@ -10,6 +10,18 @@ def _plain_static_storage(settings):
     }
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_limits_cache(tmp_path_factory):
+    """This run's rate-limit counters in a folder of its own (they are files): a suite run
+    at the same time, in this checkout, counts its own."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    limits = {**settings.CACHES["limits"], "LOCATION": str(tmp_path_factory.mktemp("limits"))}
+    with override_settings(CACHES={**settings.CACHES, "limits": limits}):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _polls_read_afresh(settings):
     """A poll sees a change at once (tests/views/test_sheet.py tests the second's delay)."""
