@@ -365,7 +365,7 @@ class Deal(models.Model):
     declared_points_0, declared_points_1 = _per_side("declared points")
     points_0, points_1 = _per_side("points")
     version = models.PositiveIntegerField(default=1)
-    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    idempotency_key = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -524,6 +524,9 @@ class Change(models.Model):
     deal_number = models.PositiveIntegerField(null=True, blank=True)
     old = models.JSONField(null=True, blank=True)
     new = models.JSONField(null=True, blank=True)
+    # A deal deleted: the idempotency key it was saved with, so that a late retry of that
+    # save is told the deal was deleted since, not saved again.
+    idempotency_key = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["match", "-at", "-id"]

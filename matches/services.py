@@ -114,6 +114,15 @@ class StaleChange(ServiceError):
     """The phone acted on a sheet that has changed since it was shown."""
 
 
+class DeletedSince(Exception):
+    """A retry of a save that got through, of a deal deleted since: it is not saved again
+    (the sheet says so, with Restore)."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(number)
+
+
 class MatchClosed(ServiceError):
     """The match is ended or stopped, or a deal cannot be restored: said in words."""
 
@@ -416,6 +425,9 @@ def record_deal(
         if done.entry != entry:
             raise DealConflict(done, resent=True)
         return Recorded(done, created=False)
+    deleted = idempotency_key and action == Action.DEAL_RECORDED
+    if deleted and (gone := _deleted_with(match, idempotency_key)) is not None:
+        raise DeletedSince(gone)
     _open(match)
     if number <= len(deals):
         raise DealConflict(deals[number - 1])
@@ -434,6 +446,12 @@ def record_deal(
     return Recorded(deal, created=True, match=match, outcome=outcome, logged=logged)
 
 
+def _deleted_with(match: Match, idempotency_key: str) -> int | None:
+    """The number of the deal saved with this key and deleted since, if one was."""
+    deleted = match.changes.filter(action=Action.DEAL_DELETED, idempotency_key=idempotency_key)
+    return deleted.values_list("deal_number", flat=True).last()
+
+
 @atomic
 def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     """Put back deal `number`, deleted a moment ago, as the log kept it, while
@@ -450,7 +468,10 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     except NotRestorable as why:
         raise MatchClosed(str(why)) from None
     entry = entry_from_document(deleted.old)
-    return record_deal(match=match, number=number, entry=entry, by=by, action=Action.DEAL_RESTORED)
+    # Under the key it was saved with: a late retry of that save finds it saved.
+    key, action = deleted.idempotency_key, Action.DEAL_RESTORED
+    return record_deal(match=match, number=number, entry=entry, idempotency_key=key, by=by,
+                       action=action)  # fmt: skip
 
 
 @atomic
@@ -517,8 +538,10 @@ def delete_last_deal(
     deals = _deals(match)
     if not deals or deals[-1].number != number:
         raise StaleChange("not_last", number=number)
-    logged = _log(match, Action.DEAL_DELETED, by, deal_number=number, old=_document(deals[-1]))
-    deals[-1].delete()
+    last = deals[-1]
+    logged = _log(match, Action.DEAL_DELETED, by, deal_number=number, old=_document(last),
+                  idempotency_key=last.idempotency_key)  # fmt: skip
+    last.delete()
     _changed(match, _scored(match, deals[:-1]))
     return logged
 

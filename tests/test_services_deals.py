@@ -34,6 +34,18 @@ def test_the_same_idempotency_key_returns_the_deal_already_made():
     assert Deal.objects.filter(match=match).count() == 1
 
 
+def test_a_save_sent_again_after_its_deal_was_deleted_is_not_saved_again_until_restored():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    services.delete_last_deal(match=match, number=1)
+    with pytest.raises(services.DeletedSince) as deleted:
+        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    assert deleted.value.number == 1 and not Deal.objects.filter(match=match).exists()
+    restored = services.restore_deal(match=match, number=1)
+    again = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    assert not again.created and again.deal.pk == restored.deal.pk  # found saved, under its key
+
+
 def test_another_phone_saving_the_same_deal_number_is_a_conflict():
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="phone-a")

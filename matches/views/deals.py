@@ -60,6 +60,9 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         form.add_rule_errors(invalid)
     except services.DealConflict as conflict:
         return answer(request, *sheet_and_state(token, match_id), notice=_conflict(conflict, form))
+    except services.DeletedSince as deleted:
+        notice = Notice(deleted_since=deleted.number)
+        return after_change(request, match, notice, deleted_since=deleted.number)
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:

@@ -59,6 +59,7 @@ class Notice:
     undone: bool = False  # deleted by Undo: its points are in the form again
     edited: int | None = None
     gone: int | None = None  # an edit of a deal deleted meanwhile
+    deleted_since: int | None = None  # a save sent again, of a deal deleted meanwhile
     restorable: int | None = None  # the deal Restore would put back now
     reopened: bool = False
     settings_saved: bool = False
@@ -71,8 +72,8 @@ class Notice:
 
 
 # What an address may say was just done, read back as a Notice (?deleted=4, ?ended=1).
-SAID = ("saved", "restored", "deleted", "edited", "gone", "reopened", "settings_saved", "ended",
-        "stopped")  # fmt: skip
+SAID = ("saved", "restored", "deleted", "edited", "gone", "deleted_since", "reopened",
+        "settings_saved", "ended", "stopped")  # fmt: skip
 
 
 def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
@@ -88,6 +89,7 @@ def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
         deleted=said.get("deleted"),
         edited=said.get("edited"),
         gone=said.get("gone"),
+        deleted_since=said.get("deleted_since"),
         reopened="reopened" in said,
         settings_saved="settings_saved" in said,
     )
@@ -96,7 +98,7 @@ def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
 
 def _with_restore(notice: Notice, sheet: selectors.Sheet) -> Notice:
     """A deletion is said with Restore while the deal can be put back."""
-    if notice.deleted is None and notice.gone is None:
+    if notice.deleted is None and notice.gone is None and notice.deleted_since is None:
         return notice
     match = Match.objects.get(pk=sheet.match_id)
     deleted = match.restorable_deletion()

@@ -181,6 +181,34 @@ def test_a_double_tap_makes_one_deal_and_is_told_it_was_saved(scorer, deal_url):
     assert words(one(again, "#saved")) == "Deal 1 saved. Undo"
 
 
+def test_a_save_sent_again_is_told_it_was_saved_whatever_came_after(scorer, match, deal_url):
+    scorer.post(deal_url, deal_data(key="first"), **HX)  # its answer lost on the way back
+    services.record_deal(match=match, number=2, entry=rules.DealEntry((5, 6), (0, 0)))
+    again = parsed(scorer.post(deal_url, deal_data(key="first"), **HX))
+    assert words(one(again, "#saved")) == "Deal 1 saved."  # no Undo: deal 2 came after it
+    assert Deal.objects.count() == 2
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_save_sent_again_after_its_deal_was_deleted_says_so_with_restore(
+    scorer, match, sheet_url, deal_url, htmx
+):
+    scorer.post(deal_url, deal_data(key="first"), **HX)
+    services.delete_last_deal(match=match, number=1)  # on another phone
+    answer = scorer.post(deal_url, deal_data(key="first"), **(HX if htmx else EN))
+    if not htmx:
+        assert answer["Location"] == sheet_url + "?deleted_since=1"
+        answer = scorer.get(answer["Location"], **EN)
+    page = parsed(answer)
+    told = one(page, "#deleted-since")
+    assert words(told) == (
+        "Deal 1 was saved, then deleted on another phone: it is not saved again. "
+        "The match history keeps it. Restore"
+    )
+    assert told.select_one("button")["formaction"] == sheet_url + "deals/1/restore"
+    assert not Deal.objects.exists() and not page.select("#saved")
+
+
 def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_url):
     scorer.post(deal_url, deal_data(key="phone-a"), **HX)
     page = parsed(scorer.post(deal_url, deal_data(a="5", b="6", key="phone-b"), **HX))
