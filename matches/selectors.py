@@ -4,10 +4,12 @@ Each reader returns a frozen plain object the template draws, in the language ac
 was read: no form, no request, no cache inside. Writes live in `matches.services`.
 """
 
+import json
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 
 from django.core.paginator import Page, Paginator
 from django.db import connection
@@ -136,6 +138,8 @@ class Sheet:
     chart: Chart | None
     next_number: int
     next_dealer: str
+    dealers: tuple[str, ...]  # the seats in the order they deal
+    dealer_index: int  # the seat that deals next
     decided: bool
     another_deal: bool
     verdict: SafeString  # who wins, once the rules decide it
@@ -172,8 +176,46 @@ class Sheet:
     def other_card_points(self) -> str:
         """For each card points typed, 0 to 11, the other side's in a deal played out: the
         phone fills them in from this (it derives no rule of its own)."""
-        typed = range(rules.CARD_POINTS_PER_DEAL + 1)
-        return " ".join(str(rules.complete_card_points(points, None)[1]) for points in typed)
+        return " ".join(map(str, _OTHER_CARD_POINTS))
+
+    @cached_property
+    def offline(self) -> str:
+        """What a phone without a connection checks and draws the next deals with (JSON):
+        the rules' answers and words, never a rule of its own. The server checks each deal
+        again when it arrives."""
+        players = len(self.sides[0].players)
+        return json.dumps(
+            {
+                "number": self.next_number,
+                "dealers": self.dealers,
+                "dealer": self.dealer_index,
+                "totals": [side.total for side in self.sides],
+                "sides": self.side_names,
+                "cards": rules.CARD_POINTS_PER_DEAL,
+                "other": _OTHER_CARD_POINTS,
+                "declared": sorted(rules.declaration_totals_for_side(players)),
+                "pairs": sorted(rules.declaration_pairs(players)),
+                "kinds": _kind_labels(),
+                "words": {code: _(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS},
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+
+_OTHER_CARD_POINTS = [
+    rules.complete_card_points(typed, None)[1] for typed in range(rules.CARD_POINTS_PER_DEAL + 1)
+]
+# The checks of a played-out deal a phone makes offline, with the rules' own words (a sweep or
+# a claim waits for the server's).
+_OFFLINE_CHECKS = (
+    "card_points_missing",
+    "card_points_too_high",
+    "card_points_sum",
+    "card_points_sweep",
+    "declaration_impossible",
+    "declarations_exceed_deck",
+)
 
 
 def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | None:
@@ -239,6 +281,8 @@ def sheet_of(
         chart=_chart(match.line, outcome) if outcome.deals else None,
         next_number=outcome.next_number,
         next_dealer=seats[outcome.next_dealer],
+        dealers=tuple(seats),
+        dealer_index=outcome.next_dealer,
         decided=outcome.decided,
         another_deal=outcome.another_deal,
         verdict=_verdict(outcome, sides, ended=match.status == rules.Status.FINISHED),

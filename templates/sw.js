@@ -1,27 +1,72 @@
-// Tressette Scoresheet service worker: static files from the cache, pages always from the network.
-// A sheet is never served from the cache: offline, the phone sees the offline page instead.
+// Tressette Scoresheet service worker: static files from the cache; pages from the network.
+// Offline, a match's sheet is the last one this phone saw, in its language, marked as such
+// (offline.js says "Offline · as of 21:14"); any other page is the offline page.
 const CACHE = "tressette-{{ version }}";
+const SHEETS = "tressette-sheets";
 const OFFLINE = "{% url 'offline' %}";
 const STATIC = [OFFLINE{% for url in static_urls %}, "{{ url }}"{% endfor %}];
+const SHEET = /^\/t\/[A-Za-z0-9_-]+\/m\/[0-9]+\/$/;
+const LANGUAGE = "/offline-language"; // the language of the last sheet kept
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(STATIC)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {
+  const kept = [CACHE, SHEETS];
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => key !== CACHE).map((key) => caches.delete(key))))
+      .then((keys) => Promise.all(keys.filter((key) => !kept.includes(key)).map((key) => caches.delete(key))))
       .then(() => self.clients.claim())
   );
 });
+
+// A sheet as the network gave it, kept per match and language with the time it was drawn.
+async function keepSheet(path, response) {
+  const language = response.headers.get("Content-Language") || "";
+  const headers = new Headers(response.headers);
+  headers.set("X-Kept-At", new Date().toISOString());
+  const copy = new Response(await response.blob(), { status: 200, headers });
+  const cache = await caches.open(SHEETS);
+  await cache.put(path + "?language=" + language, copy);
+  await cache.put(LANGUAGE, new Response(language));
+}
+
+// The kept sheet, in the language last seen (else any), marked as a copy: never taken as live.
+async function keptSheet(path) {
+  const cache = await caches.open(SHEETS);
+  const language = await cache.match(LANGUAGE).then((said) => (said ? said.text() : ""));
+  let kept = await cache.match(path + "?language=" + language);
+  if (!kept) {
+    const keys = await cache.keys();
+    const any = keys.find((key) => new URL(key.url).pathname === path);
+    kept = any && (await cache.match(any));
+  }
+  if (!kept) return caches.match(OFFLINE);
+  const at = kept.headers.get("X-Kept-At") || "";
+  const html = (await kept.text()).replace("<html ", '<html data-offline-as-of="' + at + '" ');
+  return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
+function sheet(request, path) {
+  return fetch(request).then((response) => {
+    if (response.ok && response.headers.get("Content-Type").startsWith("text/html")) {
+      keepSheet(path, response.clone());
+    }
+    return response;
+  }).catch(() => keptSheet(path));
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  if (request.mode === "navigate") {
+  // A sheet: opened, or fetched again by offline.js after it changed (the copy kept up to date).
+  const kept = request.mode === "navigate" || request.headers.get("X-Offline-Copy") === "1";
+  if (kept && SHEET.test(url.pathname) && !url.search) {
+    event.respondWith(sheet(request, url.pathname));
+  } else if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
   } else if (url.pathname.startsWith("{{ static_prefix }}")) {
     event.respondWith(

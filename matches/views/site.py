@@ -68,11 +68,22 @@ def manifest(request: HttpRequest, language: str) -> HttpResponse:
     return response
 
 
+_PRECACHED = (
+    "css/app.css",
+    "icons/icon.svg",
+    "js/app.js",
+    "js/sheet.js",
+    "js/offline.js",
+    "django_htmx/htmx-2.min.js",
+)
+
+
 @require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
     """Served from the root so that it may answer for every page."""
-    # What the offline page needs; other static files are kept as pages fetch them.
-    urls = [static(name) for name in ("css/app.css", "icons/icon.svg")]
+    # What the offline page and a sheet kept for offline need: kept at once, even those a
+    # page fetches only once it has loaded (offline.js).
+    urls = [static(name) for name in _PRECACHED]
     context = {
         "static_urls": urls,
         "static_prefix": settings.STATIC_URL,

@@ -78,6 +78,9 @@
     if (!texts || !elt || !elt.isConnected) return;
     var poll = isPoll(elt);
     var status = event.type === "htmx:sendError" ? 0 : event.detail.xhr.status;
+    var config = event.detail.requestConfig;
+    // The deals kept on the phone (offline.js) say themselves that they wait to be sent.
+    if (status === 0 && config && config.headers["X-Offline-Queue"]) return;
     var why = status === 404 ? "gone" : poll ? "stale" : status === 403 ? "denied"
       : status === 0 ? "network" : status === 429 ? "busy" : "failed";
     if (said && said.isConnected && (said.dataset.why === why || (poll && !said.dataset.poll))) {

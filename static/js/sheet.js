@@ -25,7 +25,7 @@
     var said = document.querySelector("#live [data-announce]");
     var region = document.getElementById("announce");
     if (said && region) region.textContent = said.textContent;
-    var deals = String(document.querySelectorAll("#deal-rows tr").length);
+    var deals = String(document.querySelectorAll("#deal-rows tr:not(.pending)").length);
     document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
       if (notice.dataset.whileDeals !== deals) notice.remove();
     });
@@ -187,6 +187,16 @@
       var open = document.getElementById("history");
       if (open && open.open) htmx.trigger(open, "toggle");
     }, 0);
+  });
+
+  // Offline at the table (offline.js): fetched once the page has loaded, not to weigh on its
+  // first load; the service worker keeps it for when there is no connection.
+  window.addEventListener("load", function () {
+    var sheet = document.getElementById("sheet");
+    if (!sheet || !window.indexedDB) return;
+    var script = document.createElement("script");
+    script.src = sheet.dataset.offlineScript;
+    document.head.appendChild(script);
   });
 
   document.addEventListener("visibilitychange", function () {

@@ -645,25 +645,29 @@ def test_a_save_answered_with_its_parts_leaves_the_sheet_whole(phone, screenshot
     assert Deal.objects.count() == 1
 
 
-def test_a_save_that_cannot_reach_the_server_says_so_and_keeps_what_was_typed(phone):
+def test_a_save_that_cannot_reach_the_server_is_kept_on_the_phone_and_sent_once(phone):
     create_table_and_match(phone)
     phone.route(re.compile(r".*/deals$"), lambda route: route.abort("internetdisconnected"))
     enter_deal(phone, 8, da="3")
-    notice = phone.locator("#request-failed-notice")
-    expect(notice).to_have_text(re.compile("^No connection: nothing was sent."))
+    notice = phone.locator("#offline-notice")
+    expect(notice).to_have_text(
+        "Deal 1 kept on this phone: it is sent once the phone is back online."
+    )
     expect(notice).to_be_focused()
-    assert phone.locator("#id_card_points_0").input_value() == "8"
-    assert phone.locator("#id_declared_points_0").input_value() == "3"
+    expect(phone.locator("#deal-rows tr.pending")).to_contain_text("waiting to be sent")
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()  # the next one
+    assert phone.locator("#request-failed-notice").count() == 0
     assert not Deal.objects.exists()
-    # The polls that get through meanwhile do not take the words away: the deal is not saved.
+    # The polls that get through meanwhile do not take the kept deal away.
     with phone.expect_response(re.compile(r".*\?poll=1.*")):
         pass
-    expect(notice).to_have_text(re.compile("^No connection: nothing was sent."))
-    # Back online: the same tap saves the deal once, and the words go.
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    # Back online: sent with the key of the first try, saved once, and the mark goes.
     phone.unroute(re.compile(r".*/deals$"))
-    phone.get_by_role("button", name="Save deal").click()
-    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
-    expect(notice).to_have_count(0)
+    phone.context.set_offline(True)
+    phone.context.set_offline(False)
+    expect(phone.locator("#deal-1")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
     assert Deal.objects.count() == 1
 
 

@@ -1,6 +1,7 @@
 """The sheet (matches/views/sheet.py): what each phone sees, its polls, and the actions on a
 match (ending, stopping, reopening, a rematch, its settings), with and without HTMX."""
 
+import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -527,3 +528,22 @@ def test_a_line_that_is_no_whole_number_is_said_in_words(scorer, sheet_url, line
         scorer.post(sheet_url + "settings", {"line": line, "tie_rule": "higher_total"}, **HX)
     )
     assert errors_of(page, "id_line")[0].startswith(("The line must be", "Type the line"))
+
+
+# --- Offline ---------------------------------------------------------------------------------
+
+
+def test_the_deal_form_carries_what_the_rules_derived_for_a_phone_offline(
+    scorer, sheet_url, worked
+):
+    form = one(parsed(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it")), "#deal-form")
+    offline = json.loads(form["data-offline"])
+    assert offline["number"] == 2
+    assert offline["dealers"][offline["dealer"]] == "Beppe"
+    assert offline["totals"] == [11, 3]
+    assert offline["cards"] == rules.CARD_POINTS_PER_DEAL
+    assert offline["other"][8] == 3
+    assert offline["declared"] == sorted(rules.declaration_totals_for_side(2))
+    assert [7, 6] in offline["pairs"] and [7, 7] not in offline["pairs"]
+    said = offline["words"]["declarations_exceed_deck"]
+    assert said.startswith("Gli accusi delle due squadre (%(a)s e %(b)s)")

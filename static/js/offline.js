@@ -1,0 +1,428 @@
+// Offline at the table. The service worker keeps the last sheet this phone saw (sw.js); here,
+// deals entered without a connection wait on the phone (IndexedDB, one queue per match) and
+// are sent once, in order, when it returns. No rule is derived here: what a deal is checked
+// against and the words said come with the page (the deal form's data-offline, drawn from the
+// server's rules), and the server checks each deal again when it arrives.
+(function () {
+  "use strict";
+  var MATCH = window.location.pathname;
+  var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
+  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1"];
+  var items = []; // this match's queue in order: what IndexedDB holds, as last read
+
+  function form() { return document.getElementById("deal-form"); }
+  function sheetData() {
+    var f = form();
+    return f && f.dataset.offline ? JSON.parse(f.dataset.offline) : null;
+  }
+  function escape(text) {
+    var span = document.createElement("span");
+    span.textContent = String(text);
+    return span.innerHTML;
+  }
+  // The page's words (offline-words) or the rules' (data-offline), with Python's %(name)s.
+  function say(text, params, html) {
+    return text.replace(/%\((\w+)\)s/g, function (whole, name) {
+      return html ? escape(params[name]) : String(params[name]);
+    });
+  }
+  function word(name, params, html) {
+    var said = document.querySelector("#offline-words").content.querySelector('[data-word="' + name + '"]');
+    return say(html ? said.innerHTML.trim() : said.textContent.trim(), params || {}, html);
+  }
+  function element(tag, className, text) {
+    var made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined) made.textContent = text;
+    return made;
+  }
+  function freshKey() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return [].map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  // --- The queue, in IndexedDB: one store of deals, each under its idempotency key.
+  var opened = null;
+  function store(mode, action) {
+    opened = opened || new Promise(function (resolve, reject) {
+      var request = indexedDB.open("tressette", 1);
+      request.onupgradeneeded = function () {
+        request.result.createObjectStore("deals", { keyPath: "key" }).createIndex("match", "match");
+      };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { reject(request.error); };
+    });
+    return opened.then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction("deals", mode);
+        var request = action(tx.objectStore("deals"));
+        tx.oncomplete = function () { resolve(request && request.result); };
+        tx.onerror = function () { reject(tx.error); };
+      });
+    });
+  }
+  var others = "BroadcastChannel" in window ? new BroadcastChannel("tressette-queue") : null;
+  function changed() {
+    if (others) others.postMessage(MATCH);
+    return load().then(render);
+  }
+  if (others) {
+    others.onmessage = function (event) { if (event.data === MATCH) load().then(render); };
+  }
+  function load() {
+    return store("readonly", function (deals) { return deals.index("match").getAll(MATCH); })
+      .then(function (found) {
+        items = (found || []).sort(function (a, b) { return a.number - b.number || a.at - b.at; });
+        return items;
+      });
+  }
+  function put(item) { return store("readwrite", function (deals) { return deals.put(item); }); }
+  function drop(key) { return store("readwrite", function (deals) { return deals.delete(key); }); }
+  // The deals after `item` move by `by` numbers (one discarded, or added after another's).
+  function shiftAfter(item, by) {
+    var after = items.filter(function (other) { return other.number > item.number; });
+    return Promise.all(after.map(function (other) { other.number += by; return put(other); }));
+  }
+
+  // --- Reading and checking a deal as the page's data allows.
+  function whole(text) { return /^[0-9]{1,4}$/.test(text) ? parseInt(text, 10) : text ? undefined : null; }
+  function declared(text) {
+    if (!text) return 0;
+    if (!/^\+? *[0-9]{1,4}( *\+ *[0-9]{1,4})*$/.test(text)) return undefined;
+    return text.split("+").reduce(function (sum, part) { return sum + (parseInt(part, 10) || 0); }, 0);
+  }
+  // A played-out deal's points, or the rules' words for what is wrong with it. A sweep, a
+  // claim or text other than plain numbers is not read here (null): the server reads it.
+  function read(values, d) {
+    if (values.kind !== "normal") return null;
+    var cards = [whole(values.card_points_0), whole(values.card_points_1)];
+    var decl = [declared(values.declared_points_0), declared(values.declared_points_1)];
+    if (cards.concat(decl).indexOf(undefined) !== -1) return null;
+    var names = d.sides, w = d.words, errors = [];
+    if (cards[0] === null && cards[1] === null) return { errors: [say(w.card_points_missing, {})] };
+    [0, 1].forEach(function (i) {
+      var other = cards[1 - i];
+      if (cards[i] === null && other <= d.cards) cards[i] = d.other[other];
+    });
+    var high = [0, 1].filter(function (i) { return cards[i] > d.cards; });
+    var sum = cards[0] + cards[1];
+    if (high.length) {
+      high.forEach(function (i) {
+        errors.push(say(w.card_points_too_high, { side: names[i], value: cards[i], max: d.cards }));
+      });
+    } else if (sum !== d.cards) {
+      errors.push(say(w.card_points_sum, { expected: d.cards, side_a: names[0], a: cards[0],
+        side_b: names[1], b: cards[1], sum: sum }));
+    } else if (cards.indexOf(0) !== -1) {
+      var swept = cards.indexOf(0);
+      errors.push(say(w.card_points_sweep, { side: names[1 - swept], other: names[swept] }));
+    }
+    var impossible = [0, 1].filter(function (i) { return d.declared.indexOf(decl[i]) === -1; });
+    var fits = d.pairs.some(function (pair) { return pair[0] === decl[0] && pair[1] === decl[1]; });
+    impossible.forEach(function (i) {
+      errors.push(say(w.declaration_impossible, { side: names[i], value: decl[i] }));
+    });
+    if (!impossible.length && !fits) errors.push(say(w.declarations_exceed_deck, { a: decl[0], b: decl[1] }));
+    return { errors: errors, cards: cards, declared: decl, points: [cards[0] + decl[0], cards[1] + decl[1]] };
+  }
+  function typed(values, d) {
+    var read_ = read(values, d);
+    return [0, 1].map(function (i) {
+      var cards = read_ ? read_.cards[i] : values["card_points_" + i] || "0";
+      var decl = read_ ? read_.declared[i] : values["declared_points_" + i] || "0";
+      return d.sides[i] + " " + cards + " + " + decl;
+    }).join(", ") + (values.kind === "normal" ? "" : " (" + d.kinds[values.kind] + ")");
+  }
+
+  // --- Drawing the waiting deals: rows, provisional totals, the next deal's number and dealer.
+  function render() {
+    document.querySelectorAll(".offline-pending").forEach(function (drawn) { drawn.remove(); });
+    document.querySelectorAll("[data-server-text]").forEach(function (changed_) {
+      changed_.innerHTML = changed_.dataset.serverText;
+      changed_.removeAttribute("data-server-text");
+    });
+    var d = sheetData();
+    if (!d || !items.length) return;
+    var rows = document.getElementById("deal-rows");
+    if (!rows) {
+      var table = document.getElementById("offline-table").content.firstElementChild.cloneNode(true);
+      var empty = document.querySelector("#rows > p.muted");
+      document.getElementById("rows").insertBefore(table, empty);
+      if (empty) empty.hidden = true;
+      rows = table.querySelector("tbody");
+    }
+    var columns = rows.closest("table").querySelectorAll("thead th").length;
+    var totals = d.totals.slice();
+    items.forEach(function (item) {
+      var deal = read(item.values, d);
+      if (!deal || deal.errors.length) totals = null;
+      else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
+      rows.appendChild(row(item, deal, totals, d, columns));
+    });
+    var waiting = word("provisional");
+    document.querySelectorAll(".scoreboard .total").forEach(function (total, i) {
+      remember(total).textContent = totals ? totals[i] : "…";
+      total.after(element("span", "tag offline-pending", waiting));
+    });
+    var next = Math.max(d.number, items[items.length - 1].number + 1);
+    var dealer = d.dealers[(d.dealer + next - d.number) % d.dealers.length];
+    var heading = form() && form().querySelector("h2");
+    if (heading) remember(heading).textContent = word("deal", { number: next });
+    var dealing = document.querySelector("#live .next-dealer");
+    if (dealing) remember(dealing).innerHTML = word("dealer", { number: next, dealer: dealer }, true);
+  }
+  function remember(drawn) {
+    if (!drawn.hasAttribute("data-server-text")) drawn.dataset.serverText = drawn.innerHTML;
+    return drawn;
+  }
+  function row(item, deal, totals, d, columns) {
+    var tr = element("tr", "pending offline-pending");
+    tr.dataset.key = item.key;
+    var dealer = d.dealers[(d.dealer + item.number - d.number + d.dealers.length * 999) % d.dealers.length];
+    var th = element("th", "num", String(item.number));
+    th.scope = "row";
+    th.appendChild(element("span", "dealer small muted", dealer));
+    tr.appendChild(th);
+    [0, 1].forEach(function (i) {
+      var td = element("td", "side-" + i);
+      td.appendChild(element("strong", "", deal && !deal.errors.length ? String(deal.points[i]) : "…"));
+      if (item.values.side === String(i)) td.appendChild(element("span", "tag", d.kinds[item.values.kind]));
+      tr.appendChild(td);
+    });
+    var run = element("td", "run", totals ? totals[0] + "–" + totals[1] : "…");
+    var state = item.state === "waiting" ? word("waiting") : word("not-sent");
+    run.appendChild(element("span", "tag waiting", state));
+    tr.appendChild(run);
+    for (var extra = 4; extra < columns; extra++) tr.appendChild(element("td"));
+    return tr;
+  }
+
+  // --- Entering a deal while offline (or while others wait to be sent: they go first).
+  function clearErrors(f) { f.querySelectorAll(".offline-errors").forEach(function (said) { said.remove(); }); }
+  function showErrors(f, errors) {
+    clearErrors(f);
+    var list = element("ul", "errorlist nonfield offline-errors");
+    list.id = "deal-errors";
+    list.setAttribute("role", "alert");
+    list.tabIndex = -1;
+    errors.forEach(function (error) { list.appendChild(element("li", "", error)); });
+    f.querySelector("h2").after(list);
+    window.bringTo(list);
+  }
+  function notice(text, className) {
+    var said = document.getElementById("offline-notice") || element("div");
+    said.id = "offline-notice";
+    said.className = "notice " + (className || "ok");
+    said.setAttribute("role", className === "ok" ? "status" : "alert");
+    said.tabIndex = -1;
+    said.textContent = "";
+    said.appendChild(element("p", "", text));
+    var notices = document.getElementById("notices");
+    notices.parentNode.insertBefore(said, notices.nextSibling);
+    return said;
+  }
+  function blank(f) {
+    FIELDS.forEach(function (name) {
+      f.querySelectorAll('[name="' + name + '"]').forEach(function (field) {
+        if (field.type === "radio") field.checked = field.value === "normal";
+        else field.value = "";
+        delete field.dataset.typed;
+      });
+    });
+    var typing = document.getElementById("typing");
+    if (typing) typing.value = "0";
+  }
+  function enqueue(f, resend) {
+    var d = sheetData();
+    var sent = new FormData(f);
+    var values = {};
+    FIELDS.forEach(function (name) { values[name] = String(sent.get(name) || "").trim(); });
+    var deal = read(values, d);
+    if (deal && deal.errors.length) {
+      showErrors(f, deal.errors);
+      return Promise.resolve();
+    }
+    clearErrors(f);
+    var refused = items[0] && items[0].state !== "waiting" ? items[0] : null;
+    var key = document.querySelector("#phone [name=key]");
+    var item = refused || {
+      // A save that may have got through keeps its key; a copy's page is not this phone's last.
+      key: resend && !keptAt && key && key.value ? key.value : freshKey(),
+      match: MATCH,
+      url: f.getAttribute("action"),
+      number: Math.max(d.number, items.length ? items[items.length - 1].number + 1 : 0),
+      at: Date.now(),
+    };
+    if (key && !refused) key.value = freshKey(); // the next deal's
+    item.values = values;
+    item.state = "waiting";
+    item.words = "";
+    blank(f); // at once: the next deal may be typed before the phone has stored this one
+    return put(item).then(function () {
+      var failed = document.getElementById("request-failed-notice");
+      if (failed) failed.remove();
+      window.bringTo(notice(word("kept", { number: item.number }), "ok"));
+      return changed();
+    }).then(send);
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var f = event.detail.elt;
+    var submitter = event.detail.requestConfig.triggeringEvent;
+    submitter = submitter && submitter.submitter;
+    if (f.id !== "deal-form" || (submitter && submitter.name === "count")) return;
+    if (navigator.onLine && !keptAt && !items.length) return;
+    event.preventDefault();
+    enqueue(f, false);
+  });
+  // Sent while the phone thought it was online, and no answer came: kept, with its key (it may
+  // have got through; sent again, the server says so and does not save it twice).
+  document.addEventListener("htmx:sendError", function (event) {
+    var f = window.requestOrigin(event);
+    if (f && f.id === "deal-form" && f.isConnected) enqueue(f, true);
+  });
+
+  // --- Sending, in order, one tab at a time; what the server answers is drawn by htmx.
+  var sending = false;
+  function send() {
+    if (!navigator.onLine || sending || !items.length) return Promise.resolve();
+    sending = true;
+    var run = function () { return load().then(next); };
+    var locked = navigator.locks ? navigator.locks.request("tressette-send " + MATCH, run) : run();
+    return locked.catch(function () {}).then(function () {
+      sending = false;
+      return changed();
+    }).then(function () {
+      if (keptAt && navigator.onLine && !items.length) window.location.reload();
+    });
+  }
+  function next() {
+    var item = items[0];
+    if (!item || item.state !== "waiting" || !navigator.onLine) return Promise.resolve();
+    return post(item).then(function (outcome) {
+      if (outcome === "saved") return drop(item.key).then(load).then(next);
+      if (outcome === "conflict") return conflict(item);
+      if (outcome === "refused") return refuse(item);
+      return null; // no answer, or one that says nothing of this deal: tried again later
+    });
+  }
+  var SAID = ["#saved", "#conflict", "#deleted-since", "#deal-errors", "#offline-notice", "#notices .error"];
+  var REFUSED = "#deal-errors, #entry [aria-invalid=true], #notices .error";
+  function post(item) {
+    SAID.forEach(function (id) { document.querySelectorAll(id).forEach(function (old) { old.remove(); }); });
+    var token = document.querySelector("#own [name=csrfmiddlewaretoken]");
+    var shown = document.querySelector("#deal-form [name=shown]");
+    var values = Object.assign({}, item.values, {
+      number: item.number,
+      key: item.key,
+      shown: shown ? shown.value : "",
+      csrfmiddlewaretoken: token ? token.value : "",
+    });
+    var status = 0;
+    function answered(event) {
+      var headers = event.detail.requestConfig && event.detail.requestConfig.headers;
+      if (headers && headers["X-Offline-Queue"] === item.key) status = event.detail.xhr.status;
+    }
+    document.addEventListener("htmx:afterRequest", answered);
+    return htmx.ajax("POST", item.url, {
+      source: "#entry", swap: "none", values: values, headers: { "X-Offline-Queue": item.key },
+    }).catch(function () {}).then(function () {
+      document.removeEventListener("htmx:afterRequest", answered);
+      if (status !== 200) return "unanswered";
+      if (document.querySelector("#saved, #deleted-since")) return "saved";
+      if (document.querySelector("#conflict")) return "conflict";
+      if (document.querySelector(REFUSED)) return "refused";
+      return "unanswered";
+    });
+  }
+  // Another phone's deal took this number: the person decides (added after it, or discarded).
+  function conflict(item) {
+    var server = document.getElementById("conflict");
+    var theirs = server && server.querySelector("p");
+    if (server) server.remove();
+    item.state = "conflict";
+    var d = sheetData();
+    var said = notice(word("conflict", { number: item.number, yours: typed(item.values, d) }), "warn");
+    if (theirs) said.insertBefore(theirs, said.firstChild);
+    var actions = element("p", "actions");
+    var add = element("button", "primary", word("add", { number: d ? d.number : item.number + 1 }));
+    add.type = "button";
+    add.dataset.offlineAdd = item.key;
+    var discard = element("button", "", word("discard"));
+    discard.type = "button";
+    discard.dataset.offlineDiscard = item.key;
+    actions.append(add, discard);
+    said.appendChild(actions);
+    window.bringTo(said);
+    return put(item);
+  }
+  // Refused: the form holds it with the server's words; saved again, it is this deal corrected.
+  function refuse(item) {
+    var errors = document.querySelectorAll("#deal-errors li, #entry .errorlist li, #notices .error");
+    var words = [].map.call(errors, function (error) { return error.textContent.trim(); }).join(" ");
+    item.state = "refused";
+    item.words = words;
+    var said = notice(word("refused", { number: item.number, words: words }), "warn");
+    var discard = element("button", "", word("discard"));
+    discard.type = "button";
+    discard.dataset.offlineDiscard = item.key;
+    said.appendChild(element("p", "actions")).appendChild(discard);
+    return put(item);
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-offline-add], [data-offline-discard]");
+    if (!button) return;
+    var key = button.dataset.offlineAdd || button.dataset.offlineDiscard;
+    var item = items.filter(function (queued) { return queued.key === key; })[0];
+    button.closest(".notice").remove();
+    if (!item) return;
+    var d = sheetData();
+    var done;
+    if (button.dataset.offlineAdd) {
+      var by = (d ? d.number : item.number + 1) - item.number;
+      done = shiftAfter(item, by).then(function () {
+        item.number += by;
+        item.state = "waiting";
+        return put(item);
+      });
+    } else {
+      // A refused deal's number is free again; a deal another phone entered first took it.
+      var by_ = item.state === "refused" ? -1 : 0;
+      if (item.state === "refused" && form()) blank(form());
+      done = drop(item.key).then(function () { return shiftAfter(item, by_); });
+    }
+    done.then(changed).then(send);
+  });
+
+  // --- The copy shown offline says so; a sheet that changed is kept again for offline.
+  if (keptAt) {
+    var time = new Date(keptAt).toLocaleTimeString(document.documentElement.lang, {
+      hour: "2-digit", minute: "2-digit",
+    });
+    var banner = element("p", "notice warn offline-banner", word("as-of", { time: time }));
+    banner.id = "offline-copy";
+    banner.setAttribute("role", "status");
+    var sheet = document.getElementById("sheet");
+    sheet.parentNode.insertBefore(banner, sheet);
+  }
+  var keeping = null;
+  function keepCopy() {
+    if (keptAt || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+    clearTimeout(keeping);
+    keeping = setTimeout(function () {
+      fetch(MATCH, { headers: { "X-Offline-Copy": "1" }, credentials: "same-origin" }).catch(function () {});
+    }, 1000);
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    render();
+    if (event.detail.xhr.status === 200) keepCopy();
+  });
+  // The first visit: the service worker has just started, and has no copy of this sheet yet.
+  if (navigator.serviceWorker) navigator.serviceWorker.addEventListener("controllerchange", keepCopy);
+  window.addEventListener("online", function () {
+    if (keptAt && !items.length) window.location.reload();
+    else send();
+  });
+  setInterval(send, 20000);
+  load().then(render).then(send).catch(function () {});
+})();

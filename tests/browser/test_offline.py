@@ -1,0 +1,224 @@
+"""A table with no signal keeps scoring (issue 23), in a real Chromium with its network cut."""
+
+import pytest
+from playwright.sync_api import expect
+
+from matches.models import Change, Deal, Match
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+from tests.browser.test_sheet import create_table_and_match, enter_deal, totals
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def ready_offline(page):
+    """The service worker controls the page and keeps a copy of this sheet."""
+    page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller")
+    page.reload()
+    page.wait_for_load_state("load")
+    page.wait_for_function("window.caches && caches.has('tressette-sheets')")
+    page.wait_for_function("document.querySelector('script[src*=offline]') !== null")
+
+
+def second_scorer(new_phone, sheet):
+    other = new_phone()
+    other.goto(f"/join/{Match.objects.get().table.scorer_token}/")
+    other.get_by_role("button", name="Join as a scorer").click()
+    other.goto(sheet)
+    return other
+
+
+def back_online(page):
+    """The connection returns (the browser says so: `online`)."""
+    page.context.set_offline(False)
+
+
+def stored():
+    return list(Deal.objects.order_by("number").values_list("number", "card_points_0"))
+
+
+def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_in_order(
+    new_phone,
+):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    enter_deal(phone, 8, da="3")
+    expect(phone.locator("#deal-1")).to_be_visible()
+    ready_offline(phone)
+    other = second_scorer(new_phone, phone.url)
+
+    phone.context.set_offline(True)
+    phone.reload()
+    expect(phone.locator("#offline-copy")).to_contain_text("Offline")
+    expect(phone.locator("#deal-1")).to_be_visible()
+    assert totals(phone) == ["11", "3"]
+
+    for points in (6, 5, 7):
+        enter_deal(phone, points)
+        expect(phone.locator("#offline-notice")).to_contain_text("kept on this phone")
+    pending = phone.locator("#deal-rows tr.pending")
+    expect(pending).to_have_count(3)
+    expect(pending.first).to_contain_text("waiting to be sent")
+    assert totals(phone) == ["29", "18"]
+    expect(phone.get_by_role("heading", name="Deal 5")).to_be_visible()
+    assert stored() == [(1, 8)]
+
+    back_online(phone)
+    expect(phone.locator("#offline-copy")).to_have_count(0)  # the live sheet again
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    expect(phone.locator("#deal-4")).to_be_visible()
+    assert stored() == [(1, 8), (2, 6), (3, 5), (4, 7)]
+    assert totals(phone) == ["29", "18"]
+    expect(other.locator("#deal-4")).to_contain_text("29–18")
+    recorded = Change.objects.filter(action="deal_recorded").order_by("id")
+    assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
+
+
+def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    other = second_scorer(new_phone, phone.url)
+    phone.context.set_offline(True)
+    enter_deal(phone, 8)  # deal 1, kept on the phone
+    enter_deal(other, 6)  # deal 1 too, saved first
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+
+    back_online(phone)
+    question = phone.locator("#offline-notice")
+    expect(question).to_contain_text("Another phone entered deal 1 first")
+    expect(question).to_contain_text("Alice & Carla 8 + 0, Beppe & Dino 3 + 0")
+    assert stored() == [(1, 6)]  # the person decides
+    question.get_by_role("button", name="Add mine as deal 2").click()
+    expect(phone.locator("#deal-2")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 6), (2, 8)]
+
+
+def test_a_deal_discarded_after_another_phone_entered_it_first_is_not_stored(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    other = second_scorer(new_phone, phone.url)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)
+    enter_deal(phone, 7)
+    enter_deal(other, 6)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+
+    back_online(phone)
+    phone.locator("#offline-notice").get_by_role("button", name="Discard mine").click()
+    expect(phone.locator("#deal-2")).to_be_visible()  # the one after it goes on as deal 2
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 6), (2, 7)]
+
+
+def test_a_refused_deal_gets_offline_the_words_it_gets_online(new_phone):
+    online = new_phone()
+    create_table_and_match(online)
+    ready_offline(online)
+    enter_deal(online, 6, da="7", db="7")
+    said_online = online.locator("#deal-errors").inner_text()
+    assert "cannot come from one 40-card deck" in said_online
+
+    online.reload()
+    online.context.set_offline(True)
+    enter_deal(online, 6, da="7", db="7")
+    expect(online.locator("#deal-errors")).to_have_text(said_online)
+    expect(online.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert online.locator("#id_declared_points_1").input_value() == "7"  # kept to correct
+    back_online(online)
+    assert stored() == []
+
+
+def test_a_deal_the_server_refuses_stops_the_queue_to_be_corrected_or_discarded(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone)  # line 21
+    ready_offline(phone)
+    phone.context.set_offline(True)
+    for points in (8, 9, 7):  # 8 + 9 + ... : decided at deal 3, on the server's rules alone
+        enter_deal(phone, points, da="4" if points == 8 else "")
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(3)
+
+    back_online(phone)
+    refused = phone.locator("#offline-notice")
+    expect(refused).to_contain_text("Deal 3, entered on this phone, was not saved")
+    expect(refused).to_contain_text("The match is already decided: no more deals.")
+    assert stored() == [(1, 8), (2, 9)]
+    refused.get_by_role("button", name="Discard mine").click()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()
+    assert stored() == [(1, 8), (2, 9)]
+
+
+def test_the_queue_survives_a_reload_and_a_change_of_language(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    record = phone.url + "deals"
+    phone.route(record, lambda route: route.abort())  # online, but the save never arrives
+    enter_deal(phone, 8)
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    phone.reload()
+    expect(phone.locator("#deal-rows tr.pending")).to_contain_text("waiting to be sent")
+    phone.locator("#language").select_option("it")
+    phone.get_by_role("button", name="Change").click()
+    expect(phone.locator("#deal-rows tr.pending")).to_contain_text("in attesa di invio")
+    assert stored() == []
+
+    phone.unroute(record)
+    phone.context.set_offline(True)
+    back_online(phone)
+    expect(phone.locator("#deal-1")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 8)]
+
+
+def test_the_queue_survives_closing_the_browser(browser, live_server, tmp_path):
+    options = {**PHONE, "base_url": live_server.url}
+    launch = browser.browser_type.launch_persistent_context
+
+    def open_browser():
+        context = launch(tmp_path, executable_path=CHROMIUM, args=CHROMIUM_ARGS, **options)
+        context.set_default_timeout(10_000)
+        return context
+
+    context = open_browser()
+    phone = context.pages[0]
+    create_table_and_match(phone, line="41")
+    sheet = phone.url
+    ready_offline(phone)
+    context.set_offline(True)
+    enter_deal(phone, 8)
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    context.close()
+
+    context = open_browser()
+    phone = context.pages[0]
+    context.set_offline(True)
+    phone.goto(sheet)
+    expect(phone.locator("#offline-copy")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    back_online(phone)
+    expect(phone.locator("#deal-1")).to_be_visible()
+    assert stored() == [(1, 8)]
+    context.close()
+
+
+def test_two_tabs_coming_online_at_once_store_each_deal_once(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    tab = phone.context.new_page()
+    tab.goto(phone.url)
+    tab.wait_for_load_state("load")
+    phone.context.set_offline(True)
+    for points in (6, 5, 7):
+        enter_deal(phone, points)
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(3)
+    expect(tab.locator("#deal-rows tr.pending")).to_have_count(3)  # drawn in the other tab too
+
+    back_online(phone)
+    expect(phone.locator("#deal-3")).to_be_visible()
+    expect(tab.locator("#deal-3")).to_be_visible()
+    assert stored() == [(1, 6), (2, 5), (3, 7)]
+    assert Change.objects.filter(action="deal_recorded").count() == 3
