@@ -179,43 +179,27 @@ class Sheet:
         return " ".join(map(str, _OTHER_CARD_POINTS))
 
     @cached_property
-    def offline(self) -> str:
-        """What a phone without a connection checks and draws the next deals with (JSON):
-        the rules' answers and words, never a rule of its own. The server checks each deal
-        again when it arrives."""
-        players = len(self.sides[0].players)
-        return json.dumps(
-            {
-                "number": self.next_number,
-                "dealers": self.dealers,
-                "dealer": self.dealer_index,
-                "totals": [side.total for side in self.sides],
-                "sides": self.side_names,
-                "cards": rules.CARD_POINTS_PER_DEAL,
-                "other": _OTHER_CARD_POINTS,
-                "declared": sorted(rules.declaration_totals_for_side(players)),
-                "pairs": sorted(rules.declaration_pairs(players)),
-                "kinds": _kind_labels(),
-                "words": {code: _(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS},
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+    def offline(self) -> SafeString:
+        """Where this sheet stands, for a phone that enters the next deals without a
+        connection (JSON): offline.js draws them from this and the rules' data and words
+        (views/site.offline_words); the server checks each deal when it arrives."""
+        state = {
+            "number": self.next_number,
+            "dealers": self.dealers,
+            "dealer": self.dealer_index,
+            "totals": [side.total for side in self.sides],
+            "sides": self.side_names,
+            "players": len(self.sides[0].players),
+        }
+        shown = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        return mark_safe(shown.translate(_AS_TEXT))
 
 
+# JSON as an element's text: no character can start markup.
+_AS_TEXT = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 _OTHER_CARD_POINTS = [
     rules.complete_card_points(typed, None)[1] for typed in range(rules.CARD_POINTS_PER_DEAL + 1)
 ]
-# The checks of a played-out deal a phone makes offline, with the rules' own words (a sweep or
-# a claim waits for the server's).
-_OFFLINE_CHECKS = (
-    "card_points_missing",
-    "card_points_too_high",
-    "card_points_sum",
-    "card_points_sweep",
-    "declaration_impossible",
-    "declarations_exceed_deck",
-)
 
 
 def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | None:

@@ -53,6 +53,11 @@ urlpatterns = [
         site.manifest,
         name="manifest",
     ),
+    re_path(
+        rf"^offline\.(?P<language>{LANGUAGES})\.js$",
+        site.offline_words_script,
+        name="offline_words",
+    ),
     path("tables/new", tables.create_table, name="create_table"),
     path("tables/import", transfer.import_table, name="import_table"),
     path("join/<token:scorer_token>/", tables.join_table, name="join"),

@@ -68,7 +68,7 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(sheet(request, url.pathname));
   } else if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
-  } else if (url.pathname.startsWith("{{ static_prefix }}")) {
+  } else if (url.pathname.startsWith("{{ static_prefix }}") || STATIC.includes(url.pathname + url.search)) {
     event.respondWith(
       caches.match(request).then((hit) => hit || fetch(request).then((response) => {
         const copy = response.clone();

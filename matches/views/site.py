@@ -1,20 +1,24 @@
 """The site around the tables: the offline page, the web app manifest, the service worker,
-and two answers for operations (the benchmark's floor, the health check)."""
+offline.js's words, and two answers for operations (the benchmark's floor, the health check)."""
 
 import hashlib
+import json
+from functools import cache
 
 from django.conf import settings
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from matches.models import Table
+from matches import rules
+from matches.models import DEAL_KINDS, Table
 
 
 @require_safe
@@ -68,6 +72,77 @@ def manifest(request: HttpRequest, language: str) -> HttpResponse:
     return response
 
 
+# What offline.js says of the deals that wait on a phone.
+_OFFLINE_WORDS = {
+    "as-of": gettext_noop(
+        "Offline · the sheet as of %(time)s. Deals entered now wait on this phone and are sent "
+        "once it is back online."
+    ),
+    "kept": gettext_noop(
+        "Deal %(number)s kept on this phone: it is sent once the phone is back online."
+    ),
+    "waiting": gettext_noop("waiting to be sent"),
+    "not-sent": gettext_noop("not sent"),
+    "provisional": gettext_noop("provisional"),
+    "refused": gettext_noop(
+        "Deal %(number)s, entered on this phone, was not saved: %(words)s Correct it in the "
+        "form and save it, or discard it."
+    ),
+    "conflict": gettext_noop(
+        "Another phone entered deal %(number)s first. Yours, entered on this phone, was not "
+        "saved: %(yours)s."
+    ),
+    "add": gettext_noop("Add mine as deal %(number)s"),
+    "discard": gettext_noop("Discard mine"),
+    "deal": gettext_noop("Deal %(number)s"),
+    "dealer": gettext_noop("Deal %(number)s: <strong>%(dealer)s</strong> deals."),
+}
+# The checks of a played-out deal a phone makes offline, in the rules' own words (a sweep or a
+# claim waits for the server's).
+_OFFLINE_CHECKS = (
+    "card_points_missing",
+    "card_points_too_high",
+    "card_points_sum",
+    "card_points_sweep",
+    "declaration_impossible",
+    "declarations_exceed_deck",
+)
+
+
+@cache
+def offline_words(language: str) -> str:
+    """offline.js's words and what the rules derived, the same for every match (a sheet
+    carries only where it stands: Sheet.offline), in `language`."""
+    with translation.override(language):
+        words = {name: gettext(text) for name, text in _OFFLINE_WORDS.items()}
+        checks = {code: gettext(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS}
+        kinds = {str(kind): str(label) for kind, label in DEAL_KINDS}
+    sizes = (1, 2)  # players a side
+    data = {
+        "words": words,
+        "checks": checks,
+        "kinds": kinds,
+        "cards": rules.CARD_POINTS_PER_DEAL,
+        "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
+        "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},
+    }
+    return f"window.offlineWords = {json.dumps(data, ensure_ascii=False)};\n"
+
+
+def offline_words_url(language: str) -> str:
+    """Named by what it holds: a phone may keep it for good."""
+    digest = hashlib.blake2s(offline_words(language).encode(), digest_size=6).hexdigest()
+    return f"{reverse('offline_words', args=[language])}?v={digest}"
+
+
+@require_safe
+def offline_words_script(request: HttpRequest, language: str) -> HttpResponse:
+    response = HttpResponse(offline_words(language), content_type="text/javascript")
+    response["Content-Language"] = language
+    patch_cache_control(response, public=True, max_age=365 * 24 * 3600, immutable=True)
+    return response
+
+
 _PRECACHED = (
     "css/app.css",
     "icons/icon.svg",
@@ -84,6 +159,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     # What the offline page and a sheet kept for offline need: kept at once, even those a
     # page fetches only once it has loaded (offline.js).
     urls = [static(name) for name in _PRECACHED]
+    urls += [offline_words_url(code) for code, _name in settings.LANGUAGES]
     context = {
         "static_urls": urls,
         "static_prefix": settings.STATIC_URL,

@@ -1,8 +1,8 @@
 // Offline at the table. The service worker keeps the last sheet this phone saw (sw.js); here,
 // deals entered without a connection wait on the phone (IndexedDB, one queue per match) and
 // are sent once, in order, when it returns. No rule is derived here: what a deal is checked
-// against and the words said come with the page (the deal form's data-offline, drawn from the
-// server's rules), and the server checks each deal again when it arrives.
+// against and the words said come from the server's rules (offline.<language>.js, and where
+// the sheet stands in the page), and the server checks each deal again when it arrives.
 (function () {
   "use strict";
   var MATCH = window.location.pathname;
@@ -11,25 +11,33 @@
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
+  var W = window.offlineWords; // the words and the rules' data (loaded before this file)
+  // Where the sheet stands (the deal form's #offline-data) with what the rules derived.
   function sheetData() {
     var f = form();
-    return f && f.dataset.offline ? JSON.parse(f.dataset.offline) : null;
+    var drawn = document.getElementById("offline-data");
+    if (!f || !drawn) return null;
+    var d = JSON.parse(drawn.textContent);
+    d.other = f.dataset.otherCardPoints.split(" ").map(Number); // the other side's, for 0 … 11
+    d.cards = W.cards;
+    d.declared = W.declared[d.players];
+    d.pairs = W.pairs[d.players];
+    d.words = W.checks;
+    d.kinds = W.kinds;
+    return d;
   }
   function escape(text) {
     var span = document.createElement("span");
     span.textContent = String(text);
     return span.innerHTML;
   }
-  // The page's words (offline-words) or the rules' (data-offline), with Python's %(name)s.
+  // offline.js's words or the rules', with Python's %(name)s.
   function say(text, params, html) {
     return text.replace(/%\((\w+)\)s/g, function (whole, name) {
       return html ? escape(params[name]) : String(params[name]);
     });
   }
-  function word(name, params, html) {
-    var said = document.querySelector("#offline-words").content.querySelector('[data-word="' + name + '"]');
-    return say(html ? said.innerHTML.trim() : said.textContent.trim(), params || {}, html);
-  }
+  function word(name, params, html) { return say(W.words[name], params || {}, html); }
   function element(tag, className, text) {
     var made = document.createElement(tag);
     if (className) made.className = className;
@@ -142,16 +150,15 @@
       changed_.innerHTML = changed_.dataset.serverText;
       changed_.removeAttribute("data-server-text");
     });
+    document.querySelectorAll("[data-offline-shown]").forEach(function (shown) {
+      shown.hidden = shown.dataset.offlineShown === "hidden";
+      shown.removeAttribute("data-offline-shown");
+    });
     var d = sheetData();
-    if (!d || !items.length) return;
     var rows = document.getElementById("deal-rows");
-    if (!rows) {
-      var table = document.getElementById("offline-table").content.firstElementChild.cloneNode(true);
-      var empty = document.querySelector("#rows > p.muted");
-      document.getElementById("rows").insertBefore(table, empty);
-      if (empty) empty.hidden = true;
-      rows = table.querySelector("tbody");
-    }
+    if (!d || !rows || !items.length) return;
+    show(rows.closest(".deals-wrap"), true); // drawn hidden before the first deal
+    show(document.getElementById("no-deals"), false);
     var columns = rows.closest("table").querySelectorAll("thead th").length;
     var totals = d.totals.slice();
     items.forEach(function (item) {
@@ -171,6 +178,11 @@
     if (heading) remember(heading).textContent = word("deal", { number: next });
     var dealing = document.querySelector("#live .next-dealer");
     if (dealing) remember(dealing).innerHTML = word("dealer", { number: next, dealer: dealer }, true);
+  }
+  function show(drawn, shown) {
+    if (!drawn || drawn.hidden === !shown) return;
+    drawn.dataset.offlineShown = drawn.hidden ? "hidden" : "shown";
+    drawn.hidden = !shown;
   }
   function remember(drawn) {
     if (!drawn.hasAttribute("data-server-text")) drawn.dataset.serverText = drawn.innerHTML;

@@ -191,12 +191,17 @@
 
   // Offline at the table (offline.js): fetched once the page has loaded, not to weigh on its
   // first load; the service worker keeps it for when there is no connection.
+  // Its words in the page's language come first.
   window.addEventListener("load", function () {
     var sheet = document.getElementById("sheet");
     if (!sheet || !window.indexedDB) return;
-    var script = document.createElement("script");
-    script.src = sheet.dataset.offlineScript;
-    document.head.appendChild(script);
+    function load(src, then) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = then || null;
+      document.head.appendChild(script);
+    }
+    load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   });
 
   document.addEventListener("visibilitychange", function () {

@@ -533,17 +533,14 @@ def test_a_line_that_is_no_whole_number_is_said_in_words(scorer, sheet_url, line
 # --- Offline ---------------------------------------------------------------------------------
 
 
-def test_the_deal_form_carries_what_the_rules_derived_for_a_phone_offline(
-    scorer, sheet_url, worked
-):
-    form = one(parsed(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it")), "#deal-form")
-    offline = json.loads(form["data-offline"])
-    assert offline["number"] == 2
-    assert offline["dealers"][offline["dealer"]] == "Beppe"
-    assert offline["totals"] == [11, 3]
-    assert offline["cards"] == rules.CARD_POINTS_PER_DEAL
-    assert offline["other"][8] == 3
-    assert offline["declared"] == sorted(rules.declaration_totals_for_side(2))
-    assert [7, 6] in offline["pairs"] and [7, 7] not in offline["pairs"]
-    said = offline["words"]["declarations_exceed_deck"]
-    assert said.startswith("Gli accusi delle due squadre (%(a)s e %(b)s)")
+def test_the_deal_form_says_where_the_sheet_stands_for_a_phone_offline(scorer, sheet_url, worked):
+    form = one(parsed(scorer.get(sheet_url, **EN)), "#deal-form")
+    offline = json.loads(one(form, "#offline-data").get_text())
+    assert offline == {
+        "number": 2,
+        "dealers": ["Alice", "Beppe", "Carla", "Dino"],
+        "dealer": 1,
+        "totals": [11, 3],
+        "sides": ["Alice & Carla", "Beppe & Dino"],
+        "players": 2,
+    }

@@ -2,6 +2,7 @@
 the service worker, the floor and the health check."""
 
 import json
+import re
 from unittest import mock
 
 import pytest
@@ -11,6 +12,8 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_started
 from django.db import OperationalError, close_old_connections
 from django.test import RequestFactory
+
+from matches import rules
 
 
 @pytest.mark.parametrize(
@@ -58,6 +61,22 @@ def test_the_service_worker_is_served_from_the_root_and_never_caches_pages(clien
     assert 'request.mode === "navigate"' in body
     assert "fetch(request).catch(() => caches.match(OFFLINE))" in body
     assert "/static/css/app.css" in body
+
+
+def test_offline_js_gets_the_rules_data_and_words_in_each_language_named_by_its_content(client, db):
+    worker = client.get("/sw.js").content.decode()
+    for language, words in (("it", "Gli accusi delle due squadre"), ("en", "Both sides'")):
+        url = re.search(rf'"(/offline\.{language}\.js\?v=[0-9a-f]+)"', worker).group(1)
+        response = client.get(url)
+        assert response["Cache-Control"] == "public, max-age=31536000, immutable"
+        body = response.content.decode()
+        data = json.loads(body.removeprefix("window.offlineWords = ").removesuffix(";\n"))
+        assert data["checks"]["declarations_exceed_deck"].startswith(words)
+        assert data["cards"] == rules.CARD_POINTS_PER_DEAL
+        assert [7, 6] in data["pairs"]["2"] and [7, 7] not in data["pairs"]["2"]
+        assert data["declared"]["1"] == sorted(rules.declaration_totals_for_side(1))
+    italian = client.get("/offline.it.js").content.decode()
+    assert "in attesa di invio" in italian
 
 
 def test_the_offline_page_says_why_no_sheet_is_shown(client, db):
