@@ -130,8 +130,9 @@ class _Echo:
 
 
 def _cell(value: object) -> object:
-    """Text a spreadsheet would run as a formula gets a leading quote."""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+    """Text a spreadsheet would run as a formula gets a leading quote, also behind quotes or
+    spaces a spreadsheet may drop first."""
+    if isinstance(value, str) and value.lstrip(" '\"").startswith(_FORMULA_STARTS):
         return "'" + value
     return value
 
@@ -148,7 +149,9 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
     }
 
     def rows() -> Iterator[str]:
-        writer = csv.writer(_Echo(), delimiter=delimiter)
+        # Every text quoted: one holding the other separator ("Bo;=2+2") stays one cell in a
+        # spreadsheet that splits at either.
+        writer = csv.writer(_Echo(), delimiter=delimiter, quoting=csv.QUOTE_STRINGS)
         yield writer.writerow([_cell(title) for title in header])
         for number, scored in enumerate(_scored_matches(matches), start=first):
             for row in _match_rows(number, scored, labels):

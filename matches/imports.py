@@ -106,7 +106,7 @@ def parse_document(raw: bytes) -> dict:
     except UnicodeDecodeError:
         raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
     except json.JSONDecodeError as error:
-        if error.pos == 0 and _looks_like_csv(error.doc):
+        if _looks_like_csv(error.doc):
             raise ImportInvalid(
                 [
                     gettext(
@@ -126,10 +126,16 @@ def parse_document(raw: bytes) -> dict:
     return document
 
 
+# The CSV export's header: quoted titles, at commas or semicolons (in either language).
+_CSV_HEADER = re.compile(r'"[^"\n]*"([,;])"[^"\n]*"\1"')
+
+
 def _looks_like_csv(text: str) -> bool:
     """A first line of several cells, as the CSV export's header is (in either language)."""
     first = text.lstrip("\ufeff").split("\n", 1)[0]
-    return max(first.count(","), first.count(";")) >= 2
+    return _CSV_HEADER.match(first) is not None or (
+        not first.startswith(("{", "[")) and max(first.count(","), first.count(";")) >= 2
+    )
 
 
 def _refuse_constant(name: str) -> float:

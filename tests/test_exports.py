@@ -261,6 +261,46 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
 
 
+@pytest.mark.parametrize(("language", "name"), [("en", "Bo;=2+2"), ("it", "Cy,=3+3")])
+def test_a_name_holding_the_other_separator_stays_one_cell_whichever_a_spreadsheet_uses(
+    language, name
+):
+    table = services.create_table(name="Bar")
+    match = services.start_match(table=table, players=[[name, "Carla"], ["Beppe", "Dino"]])
+    record(match, WORKED)
+    with translation.override(language):
+        text = "".join(exports.table_csv_rows(table))
+    assert f'"{name}"' in text
+    for separator in (",", ";"):  # read as either: no cell starts a formula
+        cells = spreadsheet_cells(text, separator)
+        assert [cell for cell in cells if cell.lstrip(" '\"")[:1] in {"=", "+", "-", "@"}] == []
+
+
+def spreadsheet_cells(text: str, separator: str) -> list[str]:
+    """Cells as a spreadsheet splits them: at the separator, except between quotes."""
+    cells, cell, quoted = [], "", False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        elif char in (separator, "\n") and not quoted:
+            cells.append(cell)
+            cell = ""
+            continue
+        cell += char
+    return [*cells, cell]
+
+
+def test_a_formula_behind_spaces_or_quotes_is_neutralised():
+    table = services.create_table(name="Bar")
+    match = services.start_match(
+        table=table, players=[["'=1+1", "Carla"], ["Beppe", "Dino"]], side_names=["' @x", ""]
+    )
+    record(match, WORKED)
+    row = csv_rows(exports.table_csv_rows(table))[1]
+    assert row[4] == "''=1+1"
+    assert row[7] == "'' @x"
+
+
 def test_hostile_names_are_quoted_by_csv():
     table = services.create_table(name="Bar")
     match = services.start_match(
@@ -324,7 +364,7 @@ def test_an_italian_csv_is_split_at_semicolons_as_italian_spreadsheets_expect():
     assert rows[0][:4] == ["Partita", "Data", "Traguardo", "Smazzata"]
     assert {len(row) for row in rows} == {len(exports.CSV_HEADER)}
     english = "".join(exports.table_csv_rows(table))  # this module's tests run in English
-    assert english.splitlines()[0].startswith("Match,Date,Line,Deal,")
+    assert english.splitlines()[0].startswith('"Match","Date","Line","Deal",')
 
 
 @pytest.mark.django_db
