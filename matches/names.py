@@ -14,7 +14,7 @@ ZWJ = "\u200d"
 # inherent vowels, and letters that draw as a blank.
 _UNSEEN = re.compile("[\u200d\u034f\u180b-\u180f\u17b4\u17b5\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _BLANK = "\u3164\u2800\u115f\u1160\uffa0"
-# The accents of Latin, Greek and Cyrillic letters, once apart from them (NFD); not the vowel
+# The accents of Latin, Greek and Cyrillic letters, once apart from them (NFKD); not the vowel
 # signs of scripts such as Devanagari, which make another name.
 _ACCENTS = re.compile("[\u0300-\u036f]")
 # Letters whose stroke or slash no decomposition takes off: "Łukasz" is Lukasz typed on a
@@ -28,18 +28,19 @@ _TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 
 
 def name_key(name: str) -> str:
-    """What makes two names the same player: case (beyond A to Z), accents and unseen
-    characters do not count. An empty key is no name at all, as are marks alone.
+    """What makes two names the same player: case (beyond A to Z), accents, unseen
+    characters and compatibility forms (full-width letters, ligatures: NFKD) do not count.
+    An empty key is no name at all, as are marks alone.
 
     >>> name_key("Élodie") == name_key("elodie"), name_key("Strauß") == name_key("STRAUSS")
     (True, True)
-    >>> name_key("Łukasz") == name_key("Lukasz")
-    True
+    >>> name_key("Łukasz") == name_key("Lukasz"), name_key("Ａｌｉｃｅ") == name_key("alice")
+    (True, True)
     """
     key = _UNSEEN.sub("", name).strip(f"{_BLANK} \t\n")
     if all(unicodedata.category(char).startswith("M") for char in key):
         return ""
-    return _ACCENTS.sub("", unicodedata.normalize("NFD", key)).casefold().translate(_PLAIN)
+    return _ACCENTS.sub("", unicodedata.normalize("NFKD", key)).casefold().translate(_PLAIN)
 
 
 def sort_key(name: str) -> tuple[str, str]:
