@@ -1,5 +1,6 @@
-"""Logs never hold a table's links: the token in a /t/ or /join/ path is cut to its first
-four characters, enough to tell tables apart in a log, of no use to open one.
+"""Logs never hold a table's links: the token in a /t/ or /join/ path, and anything else that
+looks like one however it is spelt, is cut to its first four characters, enough to tell
+tables apart in a log, of no use to open one.
 
 `RedactingFormatter` writes every line so, tracebacks included: Django's handler uses it
 (settings.LOGGING), and `GunicornLogger` puts it on gunicorn's access and error logs
@@ -8,6 +9,7 @@ four characters, enough to tell tables apart in a log, of no use to open one.
 
 import logging
 import re
+from urllib.parse import unquote
 
 from gunicorn.glogging import Logger
 
@@ -15,6 +17,22 @@ from gunicorn.glogging import Logger
 # to the server).
 _PREFIX = r"(?i:(?:/|%2f)(?:t|%[57]4|(?:j|%[46]a)(?:o|%[46]f)(?:i|%[46]9)(?:n|%[46]e))(?:/|%2f))"
 _TOKEN = re.compile(rf"({_PREFIX})([^/?#\s]{{4}})[^/?#\s]*")
+
+
+# A token however a path spells it (/t/./TOKEN/, /join;x/TOKEN/, percent-encoded): a run of
+# 24 or more URL-safe characters holding a capital or a digit, as a token's 32 random ones do
+# (a name joined by underscores, as in a traceback, holds neither).
+_MAYBE_ENCODED = re.compile(r"(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9_-])+")
+_RANDOM = re.compile(r"(?=[A-Za-z0-9_-]*[A-Z0-9])[A-Za-z0-9_-]{24,}")
+
+
+def _cut_random(found: re.Match) -> str:
+    raw = found.group(0)
+    plain = unquote(raw) if "%" in raw else raw
+    if not _RANDOM.search(plain):
+        return raw
+    cut = _RANDOM.sub(lambda run: run.group(0)[:4] + "…", plain)
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in cut)
 
 
 def redact(text: str) -> str:
@@ -29,8 +47,16 @@ def redact(text: str) -> str:
     'GET /%4AOIN/W3qw…/ HTTP/1.1'
     >>> redact("GET /t%2FW3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
     'GET /t%2FW3qw…/ HTTP/1.1'
+    >>> redact("GET /t/./W3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /t/./W3qw…/ HTTP/1.1'
+    >>> redact("GET /join;x/W3qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /join;x/W3qw…/ HTTP/1.1'
+    >>> redact("GET /x/%57%33qwIRAcS8mTl34lvzBfYlcr7W4KH3hV/ HTTP/1.1")
+    'GET /x/W3qw…/ HTTP/1.1'
+    >>> redact("in scorer_match_and_sides_of_a_long_name")
+    'in scorer_match_and_sides_of_a_long_name'
     """
-    return _TOKEN.sub(r"\1\2…", text)
+    return _MAYBE_ENCODED.sub(_cut_random, _TOKEN.sub(r"\1\2…", text))
 
 
 class RedactingFormatter(logging.Formatter):

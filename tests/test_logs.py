@@ -80,3 +80,24 @@ def test_a_refusal_is_logged_in_one_line_without_its_traceback(client):
     assert "Forbidden (Permission denied): /t/" in lines and "Traceback" not in lines
     assert "Invalid HTTP_HOST header: 'evil.example'" in lines
     assert "Not Found: /t/nope…/" in lines
+
+
+@pytest.mark.django_db
+def test_a_token_is_cut_from_the_log_however_the_path_spells_it(client):
+    from tests.factories import TableFactory
+
+    table = TableFactory()
+    token = table.scorer_token
+    encoded = "".join(f"%{ord(char):02X}" for char in token)
+    paths = [f"/t/./{token}/", f"/join;x/{token}/", f"/x/{encoded}/", f"/t//{token}/m/1/"]
+    stream = io.StringIO()
+    handler = _django_handler()
+    former = handler.setStream(stream)
+    try:
+        answers = [client.get(path).status_code for path in paths]
+    finally:
+        handler.setStream(former)
+    assert answers == [404, 404, 404, 404]
+    lines = stream.getvalue()
+    assert lines.count(f"{token[:4]}…") == len(paths)
+    assert token[4:] not in lines
