@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.core.exceptions import ValidationError
-from django.utils.translation import gettext, gettext_lazy, ngettext
+from django.utils.translation import gettext, gettext_lazy
 
 from matches import rules
 from matches.exports import FORMAT, VERSION
@@ -33,7 +33,11 @@ from matches.models import (
 )
 from matches.names import hides_something, name_key, side_name
 
-MAX_MESSAGES = 50
+# The first problems found are said, and the file read no further: a file of a million
+# broken entries costs what one of ten does.
+MAX_MESSAGES = 10
+# A table that plays five matches a week for twenty years; any more is not a real export.
+MAX_MATCHES = 5_000
 MAX_WHOLE = 2_147_483_647  # the largest value an integer column holds
 # A match's change log: a long evening makes a few hundred changes; a file claiming more is
 # not a real export, and its history would be a chore to read.
@@ -162,26 +166,28 @@ def validate_document(document: object) -> TableImport:
     where, at_table = gettext("The file"), gettext("The table")
     name = _name(_get(_get(document, "table", where, dict), "name", at_table, str), at_table)
     players = _players(_get(document, "players", where, list))
+    matches = _get(document, "matches", where, list)
+    if len(matches) > MAX_MATCHES:
+        raise _fail(
+            "The file holds %(count)s matches; a table imports at most %(max)s.",
+            count=len(matches),
+            max=MAX_MATCHES,
+        )
     messages: list[str] = []
     checked: list[MatchImport] = []
-    for index, match in enumerate(_get(document, "matches", where, list), start=1):
+    for index, match in enumerate(matches, start=1):
         try:
             checked.append(_match(match, gettext("Match %(match)s") % {"match": index}, players))
         except ImportInvalid as invalid:
             messages += invalid.messages
+        if len(messages) > MAX_MESSAGES:
+            more = gettext("… and more: the file was read no further. Correct these first.")
+            raise ImportInvalid([*messages[:MAX_MESSAGES], more])
     if not messages:  # then `checked` holds every match, numbered as in the file
-        messages = _rematch_errors(checked)
+        messages = _rematch_errors(checked)[: MAX_MESSAGES + 1]
     if messages:
-        raise ImportInvalid(_at_most(messages, MAX_MESSAGES))
+        raise ImportInvalid(messages)
     return TableImport(name, tuple(players.values()), tuple(checked))
-
-
-def _at_most(messages: list[str], most: int) -> list[str]:
-    if len(messages) <= most:
-        return messages
-    more = len(messages) - most
-    and_more = ngettext("… and %(count)s more problem.", "… and %(count)s more problems.", more)
-    return [*messages[:most], and_more % {"count": more}]
 
 
 # --- A match -----------------------------------------------------------------------------

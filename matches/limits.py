@@ -1,11 +1,14 @@
-"""A small fixed-window rate limit per client address, on the cache every worker shares."""
+"""A small fixed-window rate limit per client address, counted in the database."""
 
-import fcntl
-from pathlib import Path
+import time
 
 from django.conf import settings
-from django.core.cache import caches
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.http import HttpRequest
+
+from matches.db import atomic
+from matches.models import Counted
 
 
 def client_address(request: HttpRequest) -> str:
@@ -17,26 +20,23 @@ def client_address(request: HttpRequest) -> str:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
         hops = [hop.strip() for hop in forwarded if hop.strip()]
         if len(hops) >= proxies:
-            return hops[-proxies]
+            return hops[-proxies][:64]
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+@atomic
 def allow(request: HttpRequest, scope: str, *, limit: int, window: int) -> bool:
-    """True while this address has done `scope` at most `limit` times in the current window.
-
-    The file cache's counters are read and written in turn under a lock on the machine: two
-    workers counting at once would otherwise both count from the same number.
-    """
-    cache = caches["limits"]
-    key = f"limit:{scope}:{client_address(request)}"
-    folder = Path(settings.CACHES["limits"]["LOCATION"])
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "counting.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        cache.add(key, 0, timeout=window)
+    """True while this address has done `scope` at most `limit` times in the current window
+    (windows of `window` seconds, one after the other). Windows past are forgotten here."""
+    start = int(time.time()) // window * window
+    counted = Counted.objects.filter(scope=scope, address=client_address(request), window=start)
+    if not counted.update(count=F("count") + 1):
         try:
-            count = cache.incr(key)
-        except ValueError:  # the window expired between add and incr
-            cache.set(key, 1, timeout=window)
-            count = 1
-    return count <= limit
+            with transaction.atomic():
+                Counted.objects.create(
+                    scope=scope, address=client_address(request), window=start, count=1
+                )
+        except IntegrityError:  # another request of this address counted first
+            counted.update(count=F("count") + 1)
+    Counted.objects.filter(scope=scope, window__lt=start).delete()
+    return counted.values_list("count", flat=True).get() <= limit

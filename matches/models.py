@@ -548,3 +548,19 @@ class Change(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValueError("The change log is append-only.")
+
+
+class Counted(models.Model):
+    """What one address did in one window of a rate limit (matches.limits): counted in the
+    database, which forgets no count under pressure as a cache would."""
+
+    scope = models.CharField(max_length=32)
+    address = models.CharField(max_length=64)
+    window = models.BigIntegerField()  # when the window began, in seconds since 1970
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "address", "window"], name="counted_once")
+        ]
+        indexes = [models.Index(fields=["window"], name="counted_window")]

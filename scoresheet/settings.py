@@ -171,12 +171,13 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "OPTIONS": {"MAX_ENTRIES": 3000},
     },
-    # Rate-limit counters must be shared by every worker process: files under var/.
-    "limits": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": VAR_DIR / "limits",
-    },
 }
+# Rate limits are counted in the database (matches.limits), shared by every worker.
+# Exports of a whole table drawn per client address per hour (one already drawn for the
+# table as it stands is read from EXPORTS_DIR, and not counted).
+EXPORTS_PER_HOUR = env_int("DJANGO_EXPORTS_PER_HOUR", 60)
+EXPORTS_WINDOW = 3600  # seconds
+EXPORTS_DIR = VAR_DIR / "exports"
 # New tables per client address per hour: a script cannot fill the database.
 TABLES_PER_HOUR = env_int("DJANGO_TABLES_PER_HOUR", 30)
 TABLES_WINDOW = 3600  # seconds

@@ -10,16 +10,10 @@ def _plain_static_storage(settings):
     }
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _own_limits_cache(tmp_path_factory):
-    """This run's rate-limit counters in a folder of its own (they are files): a suite run
-    at the same time, in this checkout, counts its own."""
-    from django.conf import settings
-    from django.test import override_settings
-
-    limits = {**settings.CACHES["limits"], "LOCATION": str(tmp_path_factory.mktemp("limits"))}
-    with override_settings(CACHES={**settings.CACHES, "limits": limits}):
-        yield
+@pytest.fixture(autouse=True)
+def _own_exports_folder(settings, tmp_path):
+    """The exports a test draws are kept in a folder of its own."""
+    settings.EXPORTS_DIR = tmp_path / "exports"
 
 
 @pytest.fixture(autouse=True)
@@ -30,13 +24,12 @@ def _polls_read_afresh(settings):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Each test starts with empty rate-limit counters, and nothing drawn or read kept."""
+    """Each test starts with nothing drawn or read kept."""
     from django.core.cache import caches
 
     from matches.views import kept
 
-    for alias in ("default", "limits"):
-        caches[alias].clear()
+    caches["default"].clear()
     kept.forget()
     yield
 

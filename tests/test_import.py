@@ -516,10 +516,8 @@ def test_a_file_with_a_byte_order_mark_is_read():
     assert parse_document(raw.encode()) == document()
 
 
-@pytest.mark.parametrize(
-    ("matches", "last"), [(80, "… and 30 more problems."), (51, "… and 1 more problem.")]
-)
-def test_a_long_list_of_problems_is_cut_short(matches, last):
+@pytest.mark.parametrize("matches", [11, 80])
+def test_a_long_list_of_problems_stops_at_the_first_few(matches):
     doc = document()
     doc["matches"] = [copy.deepcopy(doc["matches"][1]) for _ in range(matches)]
     for match in doc["matches"]:
@@ -528,7 +526,32 @@ def test_a_long_list_of_problems_is_cut_short(matches, last):
         validate_document(doc)
     messages = invalid.value.messages
     assert len(messages) == imports.MAX_MESSAGES + 1
-    assert messages[-1] == last
+    assert messages[0].startswith("Match 1: the file gives totals [1, 1]")
+    assert messages[-1] == "… and more: the file was read no further. Correct these first."
+
+
+def test_ten_problems_are_all_said():
+    doc = document()
+    doc["matches"] = [copy.deepcopy(doc["matches"][1]) for _ in range(10)]
+    for match in doc["matches"]:
+        match["totals"] = [1, 1]
+    with pytest.raises(ImportInvalid) as invalid:
+        validate_document(doc)
+    assert len(invalid.value.messages) == 10
+
+
+def test_a_file_of_a_million_entries_that_are_no_matches_is_refused_at_once():
+    doc = document()
+    doc["matches"] = [0] * 1_000_000
+    with pytest.raises(ImportInvalid) as invalid:
+        validate_document(doc)
+    assert invalid.value.messages == [
+        "The file holds 1000000 matches; a table imports at most 5000."
+    ]
+    doc["matches"] = [0] * 5_000
+    with pytest.raises(ImportInvalid) as invalid:
+        validate_document(doc)
+    assert len(invalid.value.messages) == imports.MAX_MESSAGES + 1
 
 
 # --- Hostile input: only ever ImportInvalid -------------------------------------

@@ -2,16 +2,23 @@
 a new table."""
 
 import itertools
+import secrets
+from collections.abc import Iterable, Iterator
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.conf import settings
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from matches import exports, imports, services
+from matches import exports, imports, selectors, services
 from matches.forms import ImportForm, too_large_upload
-from matches.views.access import done, join, table_page, viewer_match, viewer_table
+from matches.limits import allow
+from matches.models import Table
+from matches.views.access import done, join, table_page, viewer_match
 from matches.views.tables import home_page, too_many_tables
 
 # An import is checked at length before anything is written: refused files count too.
@@ -20,6 +27,11 @@ TOO_MANY_IMPORTS = _(
     "try again in an hour."
 )
 CSV = "text/csv; charset=utf-8"
+_CONTENT_TYPES = {"csv": CSV, "json": "application/json"}
+TOO_MANY_EXPORTS = _(
+    "Too many downloads of whole tables from this address: try again in an hour (a table "
+    "downloaded once, and unchanged since, can be downloaded again at any time)."
+)
 
 
 def _download(chunks, filename: str, content_type: str) -> StreamingHttpResponse:
@@ -36,13 +48,49 @@ def _with_bom(chunks):
 @table_page
 @require_GET  # not HEAD: it would read the whole export to send none of it
 def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
-    """The whole history: JSON (lossless, re-importable) or CSV, streamed."""
-    table = viewer_table(token)
+    """The whole history: JSON (lossless, re-importable) or CSV. Drawn once for the table
+    as it stands (and, for CSV, the language), streamed as it is kept in a file; asked again,
+    the file is sent. Drawing one is limited per address."""
+    table = selectors.table_seen(token)
+    if table is None:
+        raise Http404
+    name, content_type = exports.export_filename(table, fmt), _CONTENT_TYPES[fmt]
+    language = get_language() if fmt == "csv" else "any"
+    revision, matches_revision = table.version
+    kept = settings.EXPORTS_DIR / f"{table.pk}-{revision}-{matches_revision}-{language}.{fmt}"
+    if kept.exists():
+        return FileResponse(kept.open("rb"), as_attachment=True, filename=name,
+                            content_type=content_type)  # fmt: skip
+    window = settings.EXPORTS_WINDOW
+    if not allow(request, "export", limit=settings.EXPORTS_PER_HOUR, window=window):
+        context = {"message": TOO_MANY_EXPORTS, "minutes": window // 60}
+        response = render(request, "429.html", context, status=429)
+        response["Retry-After"] = str(window)
+        return response
     if fmt == "json":
         chunks = exports.table_json_chunks(table)
-        return _download(chunks, exports.export_filename(table, "json"), "application/json")
-    chunks = _with_bom(exports.table_csv_rows(table))
-    return _download(chunks, exports.export_filename(table, "csv"), CSV)
+    else:
+        chunks = _with_bom(exports.table_csv_rows(table))
+    return _download(_kept_as(kept, table, chunks), name, content_type)
+
+
+def _kept_as(path, table: Table, chunks: Iterable[str]) -> Iterator[bytes]:
+    """The export's bytes as they are sent, kept in `path` once whole (the table's older
+    exports go); a download broken off keeps nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f"{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        with part.open("wb") as file:
+            for chunk in chunks:
+                data = chunk.encode()
+                file.write(data)
+                yield data
+        for older in path.parent.glob(f"{table.pk}-*"):
+            if not older.name.endswith(".part"):
+                older.unlink(missing_ok=True)
+        part.rename(path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 @table_page

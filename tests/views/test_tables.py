@@ -125,9 +125,6 @@ def test_a_new_match_with_missing_or_repeated_players_says_so(client):
 
 
 def test_creating_tables_is_rate_limited_per_address(client, settings):
-    from django.core.cache import cache
-
-    cache.clear()
     settings.TABLES_PER_HOUR = 2
     for _ in range(3):  # a refused name makes no table and uses none of the limit
         assert client.post(reverse("create_table"), {"name": " "}, **EN).status_code == 200
@@ -144,10 +141,21 @@ def test_creating_tables_is_rate_limited_per_address(client, settings):
     assert other.status_code == 302
 
 
-def test_behind_a_proxy_the_limit_counts_each_client_not_the_proxy(client, settings):
-    from django.core.cache import cache
+def test_a_limit_reached_holds_however_many_other_addresses_are_counted(client, settings):
+    from django.test import RequestFactory
 
-    cache.clear()
+    from matches.limits import allow
+
+    settings.TABLES_PER_HOUR = 2
+    for name in ("One", "Two"):
+        assert client.post(reverse("create_table"), {"name": name}, **EN).status_code == 302
+    for n in range(600):  # once enough to make a cache of counters cull some at random
+        other = RequestFactory().post("/", REMOTE_ADDR=f"10.{n // 250}.{n % 250}.1")
+        assert allow(other, "create-table", limit=2, window=3600)
+    assert client.post(reverse("create_table"), {"name": "Three"}, **EN).status_code == 429
+
+
+def test_behind_a_proxy_the_limit_counts_each_client_not_the_proxy(client, settings):
     settings.TABLES_PER_HOUR, settings.TRUSTED_PROXIES = 1, 1
     proxy = {"REMOTE_ADDR": "10.0.0.1", **EN}
     new = reverse("create_table")

@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import dateformat, timezone
 
+from matches import rules, services
 from matches.models import Deal, Table
 from tests.html import errors_of, one, parsed
 
@@ -33,6 +34,34 @@ def test_a_view_only_visitor_downloads_the_history_as_csv_and_json(client, match
     assert document["matches"][0]["deals"][0]["points"] == [11, 3]
     one = download(client.get(reverse("export_match", args=[token, match.pk])))
     assert one.decode("utf-8").count("\n") == 2
+
+
+def test_a_table_unchanged_is_drawn_once_and_its_file_sent_again(
+    client, match, worked, django_assert_max_num_queries, settings
+):
+    url = reverse("export_table", args=[match.table.viewer_token, "csv"])
+    first = download(client.get(url, **EN))
+    with django_assert_max_num_queries(1):  # the table's version: the file is sent
+        again = client.get(url, **EN)
+    assert b"".join(again.streaming_content) == first
+    assert [path.name.endswith(".csv") for path in settings.EXPORTS_DIR.iterdir()] == [True]
+    services.record_deal(match=match, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
+    changed = download(client.get(url, **EN)).decode()
+    assert len(changed.strip().splitlines()) == 3  # drawn again, the new deal in it
+    assert len(list(settings.EXPORTS_DIR.iterdir())) == 1  # the older file gone
+
+
+def test_whole_table_downloads_drawn_are_limited_per_address(client, match, worked, settings):
+    settings.EXPORTS_PER_HOUR = 1
+    token = match.table.viewer_token
+    assert download(client.get(reverse("export_table", args=[token, "csv"]), **EN))
+    refused = client.get(reverse("export_table", args=[token, "json"]), **EN)
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "3600"
+    assert "Too many downloads of whole tables from this address" in refused.content.decode()
+    assert download(client.get(reverse("export_table", args=[token, "csv"]), **EN))  # kept
+    other = client.get(reverse("export_table", args=[token, "json"]), REMOTE_ADDR="10.1.2.3")
+    assert download(other)
 
 
 def test_a_stranger_cannot_download(client, match):
