@@ -564,3 +564,6 @@ class Counted(models.Model):
             models.UniqueConstraint(fields=["scope", "address", "window"], name="counted_once")
         ]
         indexes = [models.Index(fields=["window"], name="counted_window")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.address}: {self.count}"

@@ -199,9 +199,10 @@ def test_joining_with_an_empty_form_joins_all_the_same(client):
 
 def test_a_full_width_name_is_the_same_player(scorer, table):
     add = reverse("add_player", args=[table.viewer_token])
-    page = parsed(scorer.post(add, {"name": "Ａｌｉｃｅ"}, **EN))  # Alice plays here
+    full_width = "\uff21\uff4c\uff49\uff43\uff45"  # Alice, who plays here
+    page = parsed(scorer.post(add, {"name": full_width}, **EN))
     assert errors_of(page, "id_name") == ["Alice already plays at this table."]
-    assert table.players.filter(name="Ａｌｉｃｅ").count() == 0
+    assert table.players.filter(name=full_width).count() == 0
 
 
 def test_names_differing_only_in_case_beyond_a_to_z_are_one_player(scorer, table):
