@@ -71,6 +71,10 @@ class Table(models.Model):
     # Bumped by a change of its players or links; its matches have revisions of their own
     # (selectors.table_version: what the table page and the stats keep is keyed by both).
     revision = models.PositiveIntegerField(default=1)
+    # The last new link: the key its request carried and the token it replaced, so that the
+    # same request sent again (a double tap) is told of that link, not given another.
+    rotation = models.CharField(max_length=64, blank=True, default="", db_default="")
+    rotated_from = models.CharField(max_length=64, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

@@ -211,13 +211,27 @@ def create_table(*, name: str) -> Table:
     return Table.objects.create(name=name.strip())
 
 
+class LinkChanged(Exception):
+    """The phone asked for a new link with links another phone has just replaced."""
+
+
 @atomic
-def rotate_link(*, table: Table, which: str) -> Table:
-    """A new scorer or view-only link; the old one stops working at once."""
+def rotate_link(*, table: Table, which: str, key: str = "") -> Table:
+    """A new scorer or view-only link; the old one stops working at once. The same `key`
+    again (a double tap) makes no other: the table is returned with the link it made.
+    Asked with links replaced meanwhile (two phones at once), LinkChanged."""
     field = {"scorer": "scorer_token", "viewer": "viewer_token"}[which]
+    seen = (table.scorer_token, table.viewer_token)
+    _table_changed(table.pk)  # the row locked: two at once take turns
+    table.refresh_from_db(fields=["scorer_token", "viewer_token", "rotation", "rotated_from"])
+    done = f"{which}:{key}" if key else ""
+    if done and table.rotation == done:
+        return table
+    if (table.scorer_token, table.viewer_token) != seen:
+        raise LinkChanged
+    table.rotated_from, table.rotation = getattr(table, field), done
     setattr(table, field, new_token())
-    table.save(update_fields=[field])
-    _table_changed(table.pk)
+    table.save(update_fields=[field, "rotation", "rotated_from"])
     return table
 
 

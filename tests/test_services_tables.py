@@ -22,6 +22,17 @@ def test_rotating_the_scorer_link_stops_the_old_one_at_once():
     assert Table.objects.get(scorer_token=table.scorer_token) == table
 
 
+def test_a_new_link_asked_twice_with_one_key_is_made_once_and_by_two_phones_once():
+    table = TableFactory()
+    # Three requests that read the same links: a double tap, and another phone's.
+    first, again, other = (Table.objects.get(pk=table.pk) for _ in range(3))
+    made = services.rotate_link(table=first, which="scorer", key="tap").scorer_token
+    assert services.rotate_link(table=again, which="scorer", key="tap").scorer_token == made
+    with pytest.raises(services.LinkChanged):
+        services.rotate_link(table=other, which="scorer", key="another phone's")
+    assert Table.objects.get().scorer_token == made
+
+
 def test_player_names_are_unique_per_table_whatever_the_case():
     player = PlayerFactory(name="Alice")
     with pytest.raises(services.NameTaken, match="already plays"):

@@ -8,6 +8,7 @@ token, a deal's idempotency key) stays outside the kept part, in base.html's `ow
 """
 
 import re
+import secrets
 
 from django import template
 from django.core.cache import cache
@@ -59,3 +60,9 @@ def csrf_input(context: template.Context, form_id: str) -> SafeString:
         str(context.get("csrf_token", "")),
         form_id,
     )
+
+
+@register.simple_tag
+def fresh_key() -> str:
+    """An idempotency key for a form this phone sends: a second tap is told of the first."""
+    return secrets.token_urlsafe(16)

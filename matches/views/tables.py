@@ -6,6 +6,8 @@ import re
 
 import segno
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -34,6 +36,7 @@ from matches.views.access import (
     done,
     join,
     joined,
+    joined_with,
     posted,
     scorer_table,
     seen_table,
@@ -167,11 +170,30 @@ def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:
 @table_page
 @require_POST
 def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
-    table = scorer_table(request, token)
-    services.rotate_link(table=table, which=which)
+    key = request.POST.get("key", "")[:32]
+    rotation = f"{which}:{key}" if key else ""
+    table = _rotated_by(request, token, rotation) or scorer_table(request, token)
+    try:
+        table = services.rotate_link(table=table, which=which, key=key)
+    except services.LinkChanged:  # by another phone, since this one was let in
+        raise PermissionDenied from None
     if which == "scorer":
         join(request, table)  # the phone that rotated keeps scoring
     return done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#rotated")
+
+
+def _rotated_by(request: HttpRequest, token: str, rotation: str) -> Table | None:
+    """The table whose link this very request made already (a double tap, the first answer
+    never seen): this phone may learn the new link, which its page named by `token` may no
+    longer reach (a new view link), and its session may no longer open (a new scorer link)."""
+    if not rotation:
+        return None
+    asked = Q(viewer_token=token) | Q(rotated_from=token)
+    table = Table.objects.filter(asked, rotation=rotation).first()
+    if table is None:
+        return None
+    scored = can_score(request, table) or joined_with(request, table.pk, table.rotated_from)
+    return table if scored else None
 
 
 @table_page

@@ -1,6 +1,8 @@
 """Tables (matches/views/tables.py): home, a new table, joining, a table's page, its links
 and players, and a new match."""
 
+from http.cookies import SimpleCookie
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -556,3 +558,36 @@ def test_the_table_page_drawn_once_for_everyone_shows_every_change_since(scorer,
     for own in (again, twice):
         own.select_one("#own").decompose()
     assert str(again) == str(twice)
+
+
+def _second_phone_of(client: Client) -> Client:
+    """The same phone, as it was before its first request's answer arrived."""
+    twin = Client()
+    twin.cookies = SimpleCookie(client.cookies.output(header="", sep=";"))
+    return twin
+
+
+@pytest.mark.parametrize("which", ["scorer", "viewer"])
+def test_a_double_tap_on_a_new_link_makes_one_and_the_phone_keeps_it(scorer, table, which):
+    page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
+    key = one(page, f"#own input[name=key][form=rotate-{which}]")["value"]
+    before_answer = _second_phone_of(scorer)
+    url = reverse("rotate_link", args=[table.viewer_token, which])
+    assert scorer.post(url, {"key": key}).status_code == 302  # its answer never seen
+    table.refresh_from_db()
+    made = (table.scorer_token, table.viewer_token)
+    again = before_answer.post(url, {"key": key}, **EN)
+    assert again.status_code == 302
+    assert again["Location"] == reverse("table", args=[made[1]]) + f"?rotated={which}#rotated"
+    table.refresh_from_db()
+    assert (table.scorer_token, table.viewer_token) == made  # no second new link
+    page = parsed(before_answer.get(again["Location"].split("#")[0], **EN))
+    assert one(page, "#scorer-url")["value"].endswith(f"/join/{made[0]}/")  # it scores
+
+
+def test_an_old_scorer_link_cannot_learn_the_new_one_by_another_key(scorer, table):
+    outsider = _second_phone_of(scorer)
+    url = reverse("rotate_link", args=[table.viewer_token, "scorer"])
+    assert scorer.post(url, {"key": "mine"}).status_code == 302
+    assert outsider.post(url, {"key": "guess"}).status_code == 403
+    assert outsider.post(url, {"key": ""}).status_code == 403
