@@ -41,12 +41,12 @@ class Phone:
         *,
         headers: dict[str, str] | None = None,
         form: dict[str, object] | None = None,
+        body: bytes | None = None,
         timeout: float = 30,
     ) -> Answer:
         sent = {"Accept-Language": self.language, "Connection": "close", **(headers or {})}
         if self.cookies:
             sent["Cookie"] = self.cookie_header()
-        body = None
         if form is not None:
             body = urlencode(form).encode()
             sent["Content-Type"] = "application/x-www-form-urlencoded"

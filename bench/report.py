@@ -127,6 +127,29 @@ def _exports(result: dict) -> str:
     return _table(["format", "table", "seconds", "peak RSS MB", "file MB"], rows)
 
 
+def _imports(imports: dict) -> str:
+    hostile, large = imports["hostile"], imports["large"]
+    saves = sorted(large["saves"])
+    p99 = saves[min(len(saves) - 1, int(0.99 * len(saves)))] if saves else 0.0
+    p50 = saves[len(saves) // 2] if saves else 0.0
+    rows = [
+        [
+            f'hostile: {hostile["bytes"] / 2**20:.1f} MB of `"matches": [0, 0, …]`',
+            f"{hostile['seconds']:.2f}",
+            hostile["status"],
+            "in words" if hostile["in_words"] else "**not in words**",
+        ],
+        [
+            f"valid: {large['bytes'] / 2**20:.1f} MB, {large['matches']:,} matches",
+            f"{large['seconds']:.1f}",
+            large["status"],
+            f"meanwhile {len(saves)} saves on another table: p50 {_ms(1000 * p50)} ms, "
+            f"p99 {_ms(1000 * p99)} ms, max {_ms(1000 * (saves[-1] if saves else 0.0))} ms",
+        ],
+    ]
+    return _table(["file", "seconds", "HTTP", "answer"], rows)
+
+
 def _backend(result: dict, setup: dict) -> str:
     return "\n\n".join(
         [
@@ -139,6 +162,8 @@ def _backend(result: dict, setup: dict) -> str:
             _phones(result["phones"], setup["phones"][2]),
             "### Queries per request",
             _queries(result["queries"]),
+            "### Imports",
+            _imports(result["imports"]),
             "### The sheet's first load",
             _weight(result["weight"]),
             "### Export (`manage.py export_table`)",

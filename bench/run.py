@@ -25,6 +25,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import importing
 import phones
 import report
 import weight
@@ -44,6 +45,8 @@ WRK_CONNECTIONS = WORKERS * THREADS
 SAVE_POOL = 4500  # matches of 17 deals; each measured save takes one of them
 PHONE_TABLES, PHONES_PER_TABLE, PHONE_SECONDS = 50, 4, 60
 FINISHED, EXPORT_DEALS = 1000, 100_000
+NEIGHBOUR_POOL = 3000  # matches of 17 deals: saves during the large import take one each
+HOSTILE_IMPORT_SECONDS, IMPORT_SAVES_P99_MS = 2.0, 250
 POSTGRES = "postgres://postgres@127.0.0.1:5432/"
 
 P50_BUDGETS = {"sheet": 2.0, "poll": 1.3, "save": 5.0, "table": 3.0, "stats": 3.0}  # x floor
@@ -358,6 +361,7 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
     started = time.monotonic()
     manage(env, "migrate", "--no-input", "-v", "0")
     sizes = {"finished": FINISHED, "export_deals": EXPORT_DEALS, "save_pool": SAVE_POOL}
+    sizes["neighbour_pool"] = NEIGHBOUR_POOL
     seeded = task(env, "seed", {**sizes, "phone_tables": PHONE_TABLES}, work)
     result["seed_seconds"] = time.monotonic() - started
     result["export_deals"] = seeded["archive"]["deals"]
@@ -372,6 +376,8 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
         result["latency"] = latency(port, seeded, work)
         step(f"{PHONE_TABLES * PHONES_PER_TABLE} phones for {PHONE_SECONDS} s")
         result["phones"] = play(port, seeded)
+        step("imports: a hostile 2 MB file; a valid 20 MB one while another table saves")
+        result["imports"] = importing.run(port, seeded)
     step("the bare save (bench/bare.py), on a server of its own")
     with server({**env, "DJANGO_SETTINGS_MODULE": "bare_settings"}, work / "bare.log") as port:
         result["latency"].append(bare_save(port, seeded, work))
@@ -424,6 +430,19 @@ def checks(result: dict) -> list[Check]:
     broken = [file["url"] for file in load["files"] if file["status"] != 200]
     check("sheet's first load: every file answers 200", not broken, ", ".join(broken) or "all")
     check("no URL to another host", not load["foreign"], ", ".join(load["foreign"]) or "none")
+    hostile, large = result["imports"]["hostile"], result["imports"]["large"]
+    check(
+        f"hostile import of 2 MB answered in words within {HOSTILE_IMPORT_SECONDS:.0f} s",
+        hostile["in_words"] and hostile["seconds"] <= HOSTILE_IMPORT_SECONDS,
+        f"{hostile['seconds']:.2f} s, HTTP {hostile['status']}",
+    )
+    check("20 MB import stored", large["status"] == 302, f"HTTP {large['status']}")
+    saves = _spread(large["saves"])
+    check(
+        f"saves on another table during the 20 MB import: p99 < {IMPORT_SAVES_P99_MS} ms",
+        saves["requests"] > 0 and saves["p99_ms"] < IMPORT_SAVES_P99_MS,
+        f"{saves['p99_ms']:.1f} ms over {saves['requests']} saves",
+    )
     if "exports_error" in result:
         check("exports", False, result["exports_error"])
     for row in result.get("exports", []):

@@ -216,7 +216,9 @@ def links(table: Table) -> dict:
     return {"id": table.pk, "viewer": table.viewer_token, "scorer": table.scorer_token}
 
 
-def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int) -> dict:
+def seed(
+    *, finished: int, export_deals: int, save_pool: int, phone_tables: int, neighbour_pool: int
+) -> dict:
     """Everything the benchmark reads; returns the ids and links it needs."""
     seeder = Seeder()
 
@@ -238,6 +240,13 @@ def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int)
     pool, pool_players = seeder.table("Save pool")
     pool_matches = store(
         pool, (seeder.in_progress(pool_players, level_deals(17)) for _ in range(save_pool))
+    )
+
+    # Saves while a large file is imported (bench/importing.py): deal 18 of a match each.
+    neighbour, neighbour_players = seeder.table("Neighbour")
+    neighbour_matches = store(
+        neighbour,
+        (seeder.in_progress(neighbour_players, level_deals(17)) for _ in range(neighbour_pool)),
     )
 
     # 50 tables of 4 phones: a match under way, then fresh ones to move on to.
@@ -273,5 +282,10 @@ def seed(*, finished: int, export_deals: int, save_pool: int, phone_tables: int)
             "shown": pool_matches[0].revision,  # as every phone was shown the sheet
         },
         "phones": phones,
+        "neighbour": {
+            **links(neighbour),
+            "matches": [m.pk for m in neighbour_matches],
+            "number": 18,
+        },
         "archive": {**links(archive), "deals": Deal.objects.filter(match__table=archive).count()},
     }

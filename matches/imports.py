@@ -8,6 +8,7 @@ naming the match and deal at fault; services.import_table writes it.
 import json
 import math
 import re
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -36,8 +37,9 @@ from matches.names import hides_something, name_key, side_name
 # The first problems found are said, and the file read no further: a file of a million
 # broken entries costs what one of ten does.
 MAX_MESSAGES = 10
-# A table that plays five matches a week for twenty years; any more is not a real export.
-MAX_MATCHES = 5_000
+# A table that plays ten short matches a week for forty years: any more is not a real export
+# (and 20 MB holds at most some 20,000 matches of a deal or two).
+MAX_MATCHES = 20_000
 MAX_WHOLE = 2_147_483_647  # the largest value an integer column holds
 # A match's change log: a long evening makes a few hundred changes; a file claiming more is
 # not a real export, and its history would be a chore to read.
@@ -46,8 +48,8 @@ FIRST_YEAR, LAST_YEAR = 1900, 2999  # for dates: any page can show them in local
 # An export holds an object or a list for every 35 to 40 bytes or so. Far denser, a file is
 # built to swell in memory ({},{},... takes some 20 times its size once read): refused unread.
 _MIN_BYTES_PER_CONTAINER = 12
-# A JSON string, for counting the containers outside them: a name may be "[[Capo]]". An
-# unclosed one runs to the end of the file, so no byte is read twice.
+# A JSON string: a name may be "[[Capo]]", which is no container. An unclosed one runs to the
+# end of the file, so no byte is read twice.
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"?')
 
 
@@ -101,12 +103,12 @@ def read(raw: bytes) -> TableImport:
 
 def parse_document(raw: bytes) -> dict:
     """The JSON object in an uploaded file; `validate_document` checks what it says."""
-    bare = _STRING.sub(b"", raw)  # only the containers outside strings count
-    containers = bare.count(b"{") + bare.count(b"[")
-    if containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw):
+    if _swells(raw):
         raise ImportInvalid([_not_an_export()])
     try:
-        document = json.loads(raw.decode("utf-8-sig"), parse_constant=_refuse_constant)
+        document = _loads(raw.decode("utf-8-sig"))
+    except ImportInvalid:  # more matches than a table imports: said so, the rest unread
+        raise
     except UnicodeDecodeError:
         raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
     except json.JSONDecodeError as error:
@@ -132,6 +134,100 @@ def parse_document(raw: bytes) -> dict:
 
 # The CSV export's header: quoted titles, at commas or semicolons (in either language).
 _CSV_HEADER = re.compile(r'"[^"\n]*"([,;])"[^"\n]*"\1"')
+
+
+def _swells(raw: bytes) -> bool:
+    """Far more containers than an export holds: counted in strings too at first (a real
+    file passes at once), then, only if that is too many, outside strings alone (slower)."""
+
+    def too_many(text: bytes) -> bool:
+        containers = text.count(b"{") + text.count(b"[")
+        return containers > 1000 and containers * _MIN_BYTES_PER_CONTAINER > len(raw)
+
+    return too_many(raw) and too_many(_STRING.sub(b"", raw))
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _loads(text: str) -> object:
+    """json.loads, except that an object's "matches" (most of an export) are read one at a
+    time, the process's other requests let in between (`_let_others_in`): reading 20 MB
+    never holds a worker for long. Errors are json's own, at their place in the file."""
+    decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+    at = _SPACE.match(text).end()
+    if not text.startswith("{", at):
+        return decoder.decode(text)
+    document: dict = {}
+    at = _SPACE.match(text, at + 1).end()
+    while not (text.startswith("}", at) and not document):
+        if not text.startswith('"', at):
+            expected = "Expecting property name enclosed in double quotes"
+            raise json.JSONDecodeError(expected, text, at)
+        key, at = decoder.raw_decode(text, at)
+        at = _SPACE.match(text, at).end()
+        if not text.startswith(":", at):
+            raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
+        at = _SPACE.match(text, at + 1).end()
+        if key == "matches" and text.startswith("[", at):
+            document[key], at = _each_of(decoder, text, at, most=MAX_MATCHES)
+        else:
+            document[key], at = decoder.raw_decode(text, at)
+        at = _SPACE.match(text, at).end()
+        if text.startswith("}", at):
+            break
+        at = _after_comma(text, at, "}", "object")
+    end = _SPACE.match(text, at + 1).end()
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return document
+
+
+def _each_of(decoder: json.JSONDecoder, text: str, at: int, most: int) -> tuple[list, int]:
+    """The array of matches starting at `at`, read a match at a time; its end. More than
+    `most` are refused unread."""
+    items: list = []
+    at = _SPACE.match(text, at + 1).end()
+    if text.startswith("]", at):
+        return items, at + 1
+    while True:
+        item, at = decoder.raw_decode(text, at)
+        items.append(item)
+        if len(items) > most:
+            raise _too_many_matches()
+        _let_others_in()
+        at = _SPACE.match(text, at).end()
+        if text.startswith("]", at):
+            return items, at + 1
+        at = _after_comma(text, at, "]", "array")
+
+
+def _after_comma(text: str, at: int, end: str, what: str) -> int:
+    """Where the next member starts, after the comma at `at`: as json says it."""
+    if not text.startswith(",", at):
+        raise json.JSONDecodeError("Expecting ',' delimiter", text, at)
+    after = _SPACE.match(text, at + 1).end()
+    if text.startswith(end, after):
+        raise json.JSONDecodeError(f"Illegal trailing comma before end of {what}", text, at)
+    return after
+
+
+_last_let_in = 0.0
+
+
+def _let_others_in() -> None:
+    """A long import gives way, every millisecond or so, to the other requests of its
+    process (a save on another table, say), which wait for Python's lock while it runs."""
+    global _last_let_in
+    now = time.perf_counter()
+    if now - _last_let_in > 0.001:
+        time.sleep(0)
+        _last_let_in = time.perf_counter()
+
+
+def _too_many_matches() -> ImportInvalid:
+    return _fail("The file holds more than %(max)s matches: a table imports at most that many.",
+                 max=MAX_MATCHES)  # fmt: skip
 
 
 def _looks_like_csv(text: str) -> bool:
@@ -168,11 +264,7 @@ def validate_document(document: object) -> TableImport:
     players = _players(_get(document, "players", where, list))
     matches = _get(document, "matches", where, list)
     if len(matches) > MAX_MATCHES:
-        raise _fail(
-            "The file holds %(count)s matches; a table imports at most %(max)s.",
-            count=len(matches),
-            max=MAX_MATCHES,
-        )
+        raise _too_many_matches()
     messages: list[str] = []
     checked: list[MatchImport] = []
     for index, match in enumerate(matches, start=1):
@@ -180,6 +272,7 @@ def validate_document(document: object) -> TableImport:
             checked.append(_match(match, gettext("Match %(match)s") % {"match": index}, players))
         except ImportInvalid as invalid:
             messages += invalid.messages
+        _let_others_in()
         if len(messages) > MAX_MESSAGES:
             more = gettext("… and more: the file was read no further. Correct these first.")
             raise ImportInvalid([*messages[:MAX_MESSAGES], more])

@@ -6,6 +6,7 @@ refusal the person can act on is a ServiceError, in words from MESSAGES; a broke
 the rules' own RuleError or DealInvalid.
 """
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import batched
@@ -37,7 +38,7 @@ from matches.models import (
 from matches.names import name_key, pair_name, side_name
 
 if TYPE_CHECKING:
-    from matches.imports import TableImport
+    from matches.imports import MatchImport, TableImport
 
 MESSAGES = {
     "another_phone": gettext_noop("Deal %(number)s was just entered on another phone."),
@@ -662,17 +663,55 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
     return match
 
 
-@atomic
+# Rows an import writes in one transaction: on SQLite, a save on another table waits for at
+# most one such batch (some tens of milliseconds), not for the whole import.
+IMPORT_BATCH_ROWS = 500
+
+
 def import_table(*, document: "TableImport") -> Table:
     """A new table, with new links, from an export checked whole by matches.imports (which
-    reads no table, so it runs before this transaction: on SQLite other writers would wait)."""
+    reads no table, so it runs before any transaction). Written a few matches at a time, a
+    transaction each, so that other phones' saves go in between; should one fail, the table
+    goes again, whole. No phone knows its links before it is all written."""
+    table, players = _imported_table(document)
+    try:
+        made: list[Match] = []
+        for batch in _import_batches(document.matches):
+            made += _imported_matches(table, players, batch)
+            time.sleep(0.001)  # a writer waiting for the lock takes it now
+        _imported_rematches(made, document.matches)
+    except BaseException:
+        _forget_import(table)
+        raise
+    return table
+
+
+@atomic
+def _imported_table(document: "TableImport") -> tuple[Table, dict[str, Player]]:
     table = Table.objects.create(name=document.name)
-    players = {
-        player.name: player
-        for player in Player.objects.bulk_create(
-            Player(table=table, name=name) for name in document.players
-        )
-    }
+    players = Player.objects.bulk_create(
+        Player(table=table, name=name) for name in document.players
+    )
+    return table, {player.name: player for player in players}
+
+
+def _import_batches(matches: Sequence["MatchImport"]) -> list[list["MatchImport"]]:
+    """The matches in batches of about IMPORT_BATCH_ROWS rows (its deals and its log)."""
+    batches: list[list[MatchImport]] = [[]]
+    rows = 0
+    for imported in matches:
+        if rows >= IMPORT_BATCH_ROWS:
+            batches.append([])
+            rows = 0
+        batches[-1].append(imported)
+        rows += 1 + len(imported.outcome.deals) + len(imported.log)
+    return batches
+
+
+@atomic
+def _imported_matches(
+    table: Table, players: dict[str, Player], batch: list["MatchImport"]
+) -> list[Match]:
     matches = Match.objects.bulk_create(
         Match(
             table=table,
@@ -686,13 +725,9 @@ def import_table(*, document: "TableImport") -> Table:
             **outcome_fields(imported.outcome),
             **imported.settings.as_dict(),
         )
-        for imported in document.matches
+        for imported in batch
     )
-    pairs = list(zip(matches, document.matches, strict=True))
-    for match, imported in pairs:
-        if imported.rematch is not None:
-            match.next_match = matches[imported.rematch - 1]
-    Match.objects.bulk_update([m for m in matches if m.next_match is not None], ["next_match"])
+    pairs = list(zip(matches, batch, strict=True))
     Side.objects.bulk_create(
         Side(
             match=match,
@@ -704,28 +739,36 @@ def import_table(*, document: "TableImport") -> Table:
         for match, imported in pairs
         for position, names in enumerate(imported.players)
     )
-    _import_rows(pairs)
-    return table
-
-
-def _import_rows(pairs: list) -> None:
-    """The deals and logs of imported matches, in batches: 100,000 deals never sit in
-    memory as model instances all at once."""
-    deals = (
+    Deal.objects.bulk_create(
         _imported_deal(match, scored)
         for match, imported in pairs
         for scored in imported.outcome.deals
     )
-    changes = (
+    Change.objects.bulk_create(
         Change(match=match, at=entry.at, action=entry.action, by=entry.by,
                deal_number=entry.deal_number, old=entry.old, new=entry.new)
         for match, imported in pairs
         for entry in imported.log
     )  # fmt: skip
-    for batch in batched(deals, 1000, strict=False):
-        Deal.objects.bulk_create(batch)
-    for batch in batched(changes, 1000, strict=False):
-        Change.objects.bulk_create(batch)
+    return matches
+
+
+@atomic
+def _imported_rematches(made: list[Match], matches: Sequence["MatchImport"]) -> None:
+    """Each match begun as another's rematch, linked to it (it may be in a later batch)."""
+    linked = []
+    for match, imported in zip(made, matches, strict=True):
+        if imported.rematch is not None:
+            match.next_match = made[imported.rematch - 1]
+            linked.append(match)
+    Match.objects.bulk_update(linked, ["next_match"], batch_size=500)
+
+
+@atomic
+def _forget_import(table: Table) -> None:
+    """An import that failed part way: nothing of it stays."""
+    Match.objects.filter(table=table).delete()
+    table.delete()
 
 
 def _imported_deal(match: Match, scored: rules.ScoredDeal) -> Deal:

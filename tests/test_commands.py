@@ -39,7 +39,7 @@ def test_export_table_writes_csv_to_standard_output():
 def test_a_csv_file_starts_with_the_mark_spreadsheets_read_utf8_by(tmp_path):
     path = tmp_path / "evening.csv"
     run("export_table", str(build_evening().pk), "--format", "csv", "--output", str(path))
-    assert path.read_bytes().startswith(b"\xef\xbb\xbfMatch,")
+    assert path.read_bytes().startswith(b'\xef\xbb\xbf"Match",')
     json_path = tmp_path / "evening.json"
     run("export_table", str(Table.objects.get().pk), "--output", str(json_path))
     assert json_path.read_bytes().startswith(b"{")  # JSON has no such mark

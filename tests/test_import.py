@@ -4,6 +4,7 @@ from datetime import UTC, timedelta
 from functools import reduce
 from operator import getitem
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.db import transaction
@@ -222,6 +223,43 @@ def test_an_import_makes_a_new_table_scored_by_the_rules():
     assert (playing.players_per_side, playing.first_dealer, playing.line) == (1, 1, 11)
     assert (playing.status, playing.winner, playing.end_reason) == ("in_progress", None, "")
     assert playing.started_at.isoformat() == "2026-11-29T20:00:00+00:00"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_is_written_in_short_transactions_other_saves_go_in_between(monkeypatch):
+    exported = json_document(build_evening())
+    monkeypatch.setattr(services, "IMPORT_BATCH_ROWS", 1)  # a match a transaction
+    pauses = []
+
+    def pause(seconds):
+        pauses.append(transaction.get_connection().in_atomic_block)
+
+    monkeypatch.setattr(services, "time", SimpleNamespace(sleep=pause))
+    table = import_table(exported)
+    assert pauses == [False] * len(exported["matches"])  # no transaction open in between
+    second = json_document(table)
+    del exported["exported_at"], second["exported_at"]
+    assert second == exported
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_that_fails_part_way_leaves_nothing(monkeypatch):
+    exported = json_document(build_evening())
+    before = counts()
+    monkeypatch.setattr(services, "IMPORT_BATCH_ROWS", 1)
+    written = services._imported_matches
+    batches = []
+
+    def write(table, players, batch):
+        batches.append(batch)
+        if len(batches) == 3:
+            raise RuntimeError("the disk is full")
+        return written(table, players, batch)
+
+    monkeypatch.setattr(services, "_imported_matches", write)
+    with pytest.raises(RuntimeError):
+        import_table(exported)
+    assert counts() == before
 
 
 @pytest.mark.django_db
@@ -546,7 +584,7 @@ def test_a_file_of_a_million_entries_that_are_no_matches_is_refused_at_once():
     with pytest.raises(ImportInvalid) as invalid:
         validate_document(doc)
     assert invalid.value.messages == [
-        "The file holds 1000000 matches; a table imports at most 5000."
+        "The file holds more than 20000 matches: a table imports at most that many."
     ]
     doc["matches"] = [0] * 5_000
     with pytest.raises(ImportInvalid) as invalid:
@@ -691,3 +729,36 @@ def test_a_match_dated_in_the_future_is_exported_again():
     doc["matches"][1]["started_at"] = "2999-01-01T00:00:00+00:00"
     table = import_table(doc)
     assert len(json_document(table)["matches"]) == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"matches": [1, {"a": [2]}, "x"], "b": {"matches": [3]}}',
+        ' { "matches" : [ ] , "x" : null } ',
+        "{}",
+        "[1, 2]",
+        '{"matches": [1, 2,]}',
+        '{"matches": [1 2]}',
+        '{"a": 1 "b": 2}',
+        '{"a" 1}',
+        "{1: 2}",
+        '{"matches": [1]} x',
+        '{"matches": [1',
+        '{"a": NaN}',
+        '{"matches": [1], "matches": [2]}',
+    ],
+)
+def test_a_file_is_read_as_json_reads_it(text):
+    def outcome(read):
+        try:
+            return read(text)
+        except json.JSONDecodeError as error:
+            return ("error", error.lineno, error.colno)
+        except ValueError:
+            return ("refused",)
+
+    def strict(value):
+        return json.loads(value, parse_constant=imports._refuse_constant)
+
+    assert outcome(imports._loads) == outcome(strict)
