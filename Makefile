@@ -42,7 +42,7 @@ format: install
 	$(VENV)/bin/ruff format .
 
 messages: install
-	DJANGO_DEBUG=1 $(PY) manage.py makemessages -l it -l en --ignore=.venv --ignore=staticfiles
+	DJANGO_DEBUG=1 $(PY) manage.py makemessages -l it -l en -l hr --ignore=.venv --ignore=staticfiles --ignore=bench
 	DJANGO_DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
 bench: install

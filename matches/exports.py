@@ -19,6 +19,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from matches import rules
 from matches.models import (
@@ -220,6 +221,7 @@ def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
         "line": match.line,
         "tie_rule": match.tie_rule,
         "claims_allowed": match.claims_allowed,
+        "declarations_allowed": match.declarations_allowed,
         "sides": [
             {"name": side.name, "players": [player.name for player in side.players]}
             for side in sides
@@ -269,11 +271,17 @@ def table_json_chunks(table: Table) -> Iterator[str]:
 
 def export_filename(table: Table, ext: str, match: Match | None = None) -> str:
     """A safe download name: `tressette-bar-sport-2026-11-29.csv`: the table's name, then
-    the match and the day it began, or else today."""
-    parts = ["tressette", slugify(table.name)[:40].strip("-") or "table"]
+    the match and the day it began, or else today; the words in the language of the request
+    (`treseta-…-partija-12-…` in Croatian)."""
+    game = slugify(pgettext("a download's name", "tressette"))
+    parts = [
+        game,
+        slugify(table.name)[:40].strip("-") or slugify(pgettext("a download's name", "table")),
+    ]
     if match is None:
         parts.append(timezone.localdate().isoformat())
     else:
         day = timezone.localdate(match.started_at).isoformat()
-        parts += [f"match-{match_number(match)}", day]
+        match_word = slugify(pgettext("a download's name", "match"))
+        parts += [f"{match_word}-{match_number(match)}", day]
     return f"{'-'.join(parts)}.{ext}"

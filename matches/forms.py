@@ -326,6 +326,8 @@ class LineField(NumberField):
 
 
 class SettingsForm(StaleOnHidden, Form):
+    # The lines tables play: 21 in Italy; in Croatia 41 with declarations, 31 without.
+    HOUSE_LINES = ((21, True), (41, True), (31, False))
     line = LineField(
         label=_("Line"),
         initial=rules.DEFAULT_LINE,
@@ -347,6 +349,12 @@ class SettingsForm(StaleOnHidden, Form):
         required=False,
         template_name="matches/fields/checkbox.html",
     )
+    declarations_allowed = forms.BooleanField(
+        label=_("Declarations count (napoletana, three or four of a kind)"),
+        required=False,
+        initial=True,
+        template_name="matches/fields/checkbox.html",
+    )
 
     @classmethod
     def of(cls, settings: rules.MatchSettings) -> "SettingsForm":
@@ -355,7 +363,9 @@ class SettingsForm(StaleOnHidden, Form):
     @property
     def settings(self) -> rules.MatchSettings:
         data = self.cleaned_data
-        return rules.MatchSettings(data["line"], data["tie_rule"], data["claims_allowed"])
+        return rules.MatchSettings(
+            data["line"], data["tie_rule"], data["claims_allowed"], data["declarations_allowed"]
+        )
 
 
 def _seat(label, template_name: str | None = None) -> NameField:
@@ -482,10 +492,18 @@ class DealForm(StaleOnHidden, Form):
     declared_points_1 = NumberField(label=_("Declarations"), sums=True)
     CHIPS = (3, 4, 7)  # the common totals a side declares: tapped, they add up
 
-    def __init__(self, *args, side_names: tuple[str, str], claims_allowed: bool, **kwargs):
+    def __init__(
+        self,
+        *args,
+        side_names: tuple[str, str],
+        claims_allowed: bool,
+        declarations_allowed: bool = True,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.side_names = side_names
         self.claims_allowed = claims_allowed
+        self.declarations_allowed = declarations_allowed
         self.fields["side"].choices = list(enumerate(side_names))
         if not claims_allowed:  # offered only where the match allows claims; sent, refused
             self.fields["kind"].widget.choices = DEAL_KINDS[:-1]

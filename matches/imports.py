@@ -336,8 +336,10 @@ def _settings(raw: dict, where: str) -> rules.MatchSettings:
     line = _get(raw, "line", where, int)
     tie_rule = _choice(raw, "tie_rule", where, TIE_RULES)
     claims_allowed = _get(raw, "claims_allowed", where, bool)
+    # Files written before a match could be played without declarations have no such field.
+    declared = "declarations_allowed" not in raw or _get(raw, "declarations_allowed", where, bool)
     try:
-        return rules.MatchSettings(line, rules.TieRule(tie_rule), claims_allowed)
+        return rules.MatchSettings(line, rules.TieRule(tie_rule), claims_allowed, declared)
     except rules.RuleError as error:
         raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
 

@@ -119,6 +119,9 @@ class Match(models.Model):
         _("tie rule"), max_length=20, choices=TIE_RULES, default=TieRule.HIGHER_TOTAL
     )
     claims_allowed = models.BooleanField(_("claims allowed"), default=False)
+    declarations_allowed = models.BooleanField(
+        _("declarations allowed"), default=True, db_default=True
+    )
     players_per_side = models.PositiveSmallIntegerField(default=2)
     first_dealer = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
@@ -270,6 +273,7 @@ class Match(models.Model):
             line=self.line,
             tie_rule=TieRule(self.tie_rule),
             claims_allowed=self.claims_allowed,
+            declarations_allowed=self.declarations_allowed,
             side_names=side_names,
         )
 

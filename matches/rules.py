@@ -111,6 +111,9 @@ MESSAGES = {
     "declaration_impossible": gettext_noop(
         "%(side)s: %(value)s is not a declaration total any real deal can give."
     ),
+    "declarations_not_allowed": gettext_noop(
+        "This match is played without declarations: a deal counts card points only."
+    ),
     "declarations_exceed_deck": gettext_noop(
         "Both sides' declarations (%(a)s and %(b)s) cannot come from one 40-card deck."
     ),
@@ -220,6 +223,8 @@ class MatchSettings:
     line: int = DEFAULT_LINE
     tie_rule: TieRule = TieRule.HIGHER_TOTAL
     claims_allowed: bool = False
+    # Declarations (akuže) count: a Croatian table may play without them (line 31).
+    declarations_allowed: bool = True
 
     def __post_init__(self) -> None:
         check_line(self.line)
@@ -231,6 +236,7 @@ class MatchSettings:
             "line": self.line,
             "tie_rule": str(self.tie_rule),
             "claims_allowed": self.claims_allowed,
+            "declarations_allowed": self.declarations_allowed,
         }
 
 
@@ -718,6 +724,8 @@ def _declaration_errors(
     rules: MatchRules, entry: DealEntry, players_per_side: int
 ) -> list[RuleError]:
     declared, possible = entry.declared_points, declaration_totals_for_side(players_per_side)
+    if not rules.declarations_allowed:
+        return [] if declared == (0, 0) else [RuleError("declarations_not_allowed")]
     impossible = [
         RuleError(
             "declaration_impossible",

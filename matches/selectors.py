@@ -130,6 +130,7 @@ class Sheet:
     line: int
     tie_rule: str  # in words
     claims_allowed: bool
+    declarations_allowed: bool
     settings: rules.MatchSettings
     started_at: datetime
     status: rules.Status
@@ -247,7 +248,10 @@ def sheet_of(
         line=match.line,
         tie_rule=str(dict(TIE_RULES)[match.tie_rule]),
         claims_allowed=match.claims_allowed,
-        settings=rules.MatchSettings(match.line, match.tie_rule, match.claims_allowed),
+        declarations_allowed=match.declarations_allowed,
+        settings=rules.MatchSettings(
+            match.line, match.tie_rule, match.claims_allowed, match.declarations_allowed
+        ),
         started_at=match.started_at,
         status=rules.Status(match.status),
         sides=tuple(
@@ -505,7 +509,9 @@ def describe(values: dict | None, side_names: tuple[str, str]) -> str:
         }.get(values.get("tie_rule"), _("tie: higher total wins"))
         claims = _("claims allowed") if values.get("claims_allowed") else _("no claims")
         line = _("line %(line)s") % {"line": values["line"]}
-        return f"{line}, {tie}, {claims}"
+        if values.get("declarations_allowed", True):
+            return f"{line}, {tie}, {claims}"
+        return f"{line}, {tie}, {claims}, {_('no declarations')}"
     if "reason" in values:
         return _describe_result(values, side_names)
     if "totals" in values:
@@ -569,6 +575,7 @@ class MatchLine:
     id: int
     side_names: tuple[str, str]
     totals: tuple[int, int]
+    deals: int
     started_at: datetime
     said: str  # "won by … (cappotto)", "stopped, undecided", "in progress" ...
     emphasis: bool  # what it says is a state, not a result: in italics
@@ -632,7 +639,13 @@ def _match_line(match: Match) -> MatchLine:
     else:
         said, emphasis = _("in progress"), True
     return MatchLine(
-        match.pk, names, (match.total_0, match.total_1), match.started_at, said, emphasis
+        match.pk,
+        names,
+        (match.total_0, match.total_1),
+        match.deal_count,
+        match.started_at,
+        said,
+        emphasis,
     )
 
 

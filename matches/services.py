@@ -355,7 +355,10 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
 
 
 def _settings(match: Match) -> rules.MatchSettings:
-    return rules.MatchSettings(match.line, rules.TieRule(match.tie_rule), match.claims_allowed)
+    tie_rule = rules.TieRule(match.tie_rule)
+    return rules.MatchSettings(
+        match.line, tie_rule, match.claims_allowed, match.declarations_allowed
+    )
 
 
 @atomic
@@ -398,6 +401,7 @@ def _seat(
         line=rules.check_line(settings.line),
         tie_rule=settings.tie_rule,
         claims_allowed=settings.claims_allowed,
+        declarations_allowed=settings.declarations_allowed,
         players_per_side=len(seated[0]),
         first_dealer=first_dealer,
     )
@@ -656,6 +660,7 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
         return match
     match.line, match.tie_rule = settings.line, settings.tie_rule
     match.claims_allowed = settings.claims_allowed
+    match.declarations_allowed = settings.declarations_allowed
     deals = _deals(match)
     outcome = _rescored(match, deals, [deal.entry for deal in deals])
     _changed(match, outcome, **settings.as_dict())

@@ -205,7 +205,7 @@ CSRF_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Lax"
 
 LANGUAGE_CODE = "it"
-LANGUAGES = [("it", _("Italian")), ("en", _("English"))]
+LANGUAGES = [("it", _("Italian")), ("en", _("English")), ("hr", _("Croatian"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("DJANGO_TIME_ZONE", "Europe/Rome")
 USE_I18N = True

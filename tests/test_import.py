@@ -263,6 +263,18 @@ def test_an_import_that_fails_part_way_leaves_nothing(monkeypatch):
 
 
 @pytest.mark.django_db
+def test_a_match_without_declarations_comes_back_without_them():
+    table = TableFactory()
+    without = rules.MatchSettings(line=31, declarations_allowed=False)
+    services.start_match(table=table, players=[["Ana"], ["Ivo"]], settings=without)
+    exported = json_document(table)
+    assert exported["matches"][0]["declarations_allowed"] is False
+    assert import_table(exported).matches.get().declarations_allowed is False
+    del exported["matches"][0]["declarations_allowed"]  # a file written before it
+    assert import_table(exported).matches.get().declarations_allowed is True
+
+
+@pytest.mark.django_db
 def test_every_import_gets_new_links():
     one = import_table(document())
     two = import_table(document())

@@ -197,3 +197,11 @@ def test_every_real_deal_in_due_declares_totals_the_sets_allow(deck, data):
 
 def test_in_due_the_pairs_are_the_four_player_pairs_without_21():
     assert declaration_pairs(1) == declaration_pairs(2) - {(21, 0), (0, 21)}
+
+
+def test_a_match_without_declarations_refuses_declared_points_and_counts_cards_only():
+    without = MatchRules(line=31, declarations_allowed=False)
+    with pytest.raises(DealInvalid) as invalid:
+        check_deal(without, [], DealEntry(card_points=(8, 3), declared_points=(3, 0)))
+    assert [error.code for error in invalid.value.errors] == ["declarations_not_allowed"]
+    assert check_deal(without, [], DealEntry((8, 3), (0, 0))).points == (8, 3)

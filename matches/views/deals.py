@@ -47,7 +47,8 @@ CHANGED_MEANWHILE = _(
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     match, sides = scorer_match_and_sides(request, token, match_id)
     form = DealForm(request.POST, side_names=(sides[0].name, sides[1].name),
-                    claims_allowed=match.claims_allowed)  # fmt: skip
+                    claims_allowed=match.claims_allowed,
+                    declarations_allowed=match.declarations_allowed)  # fmt: skip
     if "count" in request.POST:
         return _counted(request, *sheet_and_state(token, match_id), form)
     try:
@@ -132,7 +133,8 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     sheet, _ = sheet_and_state(token, match_id)
     initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry)}
     form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
-                        claims_allowed=sheet.claims_allowed)  # fmt: skip
+                        claims_allowed=sheet.claims_allowed,
+                        declarations_allowed=sheet.declarations_allowed)  # fmt: skip
     # The deal this page showed was deleted and another took its number: what was typed is
     # not about it, whatever its version.
     replaced = request.POST.get("deal", str(deal.pk)) != str(deal.pk)
@@ -178,7 +180,8 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -
         return form
     data = form.data.copy()
     data["version"] = now.version
-    form = EditDealForm(data, side_names=sheet.side_names, claims_allowed=sheet.claims_allowed)
+    form = EditDealForm(data, side_names=sheet.side_names, claims_allowed=sheet.claims_allowed,
+                        declarations_allowed=sheet.declarations_allowed)  # fmt: skip
     form.is_valid()
     names = sheet.side_names
     form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "side_a": names[0],

@@ -225,6 +225,15 @@
     draftsDrawn(elt, Boolean(from && from.closest && from.closest("[data-keeps-drafts]")));
   });
 
+  // A common line, with or without declarations, in one tap (a match's settings).
+  document.addEventListener("click", function (event) {
+    var pick = event.target.closest("[data-house-line]");
+    if (!pick) return;
+    var form = pick.closest("form");
+    form.querySelector("[name=line]").value = pick.dataset.houseLine;
+    form.querySelector("[name=declarations_allowed]").checked = pick.dataset.declarations === "1";
+  });
+
   // Copy a share link with one tap.
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-copy]");

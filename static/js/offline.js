@@ -312,13 +312,17 @@
     var item = items[0];
     if (!item || item.state !== "waiting" || !navigator.onLine) return Promise.resolve();
     return post(item).then(function (outcome) {
-      if (outcome === "saved") return drop(item.key).then(load).then(next);
+      if (outcome === "saved") {
+        var kept = document.getElementById("offline-notice");
+        if (kept) kept.remove(); // the server's own notice says it now
+        return drop(item.key).then(load).then(next);
+      }
       if (outcome === "conflict") return conflict(item);
       if (outcome === "refused") return refuse(item);
       return null; // no answer, or one that says nothing of this deal: tried again later
     });
   }
-  var SAID = ["#saved", "#conflict", "#deleted-since", "#deal-errors", "#offline-notice", "#notices .error"];
+  var SAID = ["#saved", "#conflict", "#deleted-since", "#deal-errors", "#notices .error"];
   var REFUSED = "#deal-errors, #entry [aria-invalid=true], #notices .error";
   function post(item) {
     SAID.forEach(function (id) { document.querySelectorAll(id).forEach(function (old) { old.remove(); }); });

@@ -544,3 +544,38 @@ def test_the_deal_form_says_where_the_sheet_stands_for_a_phone_offline(scorer, s
         "sides": ["Alice & Carla", "Beppe & Dino"],
         "players": 2,
     }
+
+
+# --- A match without declarations (Trešeta at 31) ------------------------------------------
+
+
+def test_a_match_without_declarations_asks_none_and_refuses_declared_points(
+    scorer, match, sheet_url
+):
+    scorer.post(sheet_url + "settings", {"line": "31", "tie_rule": "higher_total"}, **HX)
+    match.refresh_from_db()
+    assert (match.line, match.declarations_allowed) == (31, False)
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert page.select("#id_card_points_0") and not page.select("#id_declared_points_0")
+    assert words(one(page, "#live .meta")).startswith("Line 31 · ")
+    assert "no declarations" in words(one(page, "#live .meta"))
+    refused = parsed(scorer.post(sheet_url + "deals", deal_data(da="3"), **HX))
+    assert words(one(refused, "#deal-errors")) == (
+        "This match is played without declarations: a deal counts card points only."
+    )
+    assert not match.deals.exists()
+    scorer.post(sheet_url + "deals", deal_data(da="", db=""), **HX)
+    assert match.deals.get().points == (8, 3)
+
+
+def test_declarations_are_not_turned_off_under_a_deal_that_declared(
+    scorer, match, sheet_url, worked
+):
+    page = parsed(
+        scorer.post(sheet_url + "settings", {"line": "21", "tie_rule": "higher_total"}, **HX)
+    )
+    assert "Deal 1: This match is played without declarations" in words(page)
+    match.refresh_from_db()
+    assert match.declarations_allowed
+    on = {"line": "21", "tie_rule": "higher_total", "declarations_allowed": "on"}
+    assert "Settings saved." in words(parsed(scorer.post(sheet_url + "settings", on, **HX)))

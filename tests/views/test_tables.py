@@ -545,9 +545,9 @@ def test_the_table_page_drawn_once_for_everyone_shows_every_change_since(scorer,
         return matches, players
 
     before, players = seen()
-    assert before[0].startswith("Alice & Carla – Beppe & Dino 0–0 · in progress")
+    assert before[0].startswith("Alice & Carla – Beppe & Dino 0–0 · 0 deals · in progress")
     services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
-    assert seen()[0][0].startswith("Alice & Carla – Beppe & Dino 11–3 · in progress")
+    assert seen()[0][0].startswith("Alice & Carla – Beppe & Dino 11–3 · 1 deal · in progress")
     services.add_player(table=table, name="Zoë")
     assert "Zoë" in seen()[1] and "Zoë" not in players
     services.rotate_link(table=table, which="viewer")

@@ -1,4 +1,5 @@
-"""In Italian, no English is left on the pages a table uses."""
+"""In Italian and in Croatian, no English is left on the pages a table uses; rules, dates,
+numbers and plurals as each language says them."""
 
 import html
 import re
@@ -8,16 +9,23 @@ from django.urls import reverse
 from django.utils import formats, translation
 from django.utils.translation import trans_real
 
-from matches import rules, services
+from matches import exports, rules, services
+from matches.models import Match
 
 pytestmark = pytest.mark.django_db
 
 IT = {"HTTP_ACCEPT_LANGUAGE": "it-IT,it;q=0.9"}
+HR = {"HTTP_ACCEPT_LANGUAGE": "hr-HR,hr;q=0.9"}
+LANGUAGES = pytest.mark.parametrize("language", ["it", "hr"])
 
 
-def english_fragments() -> set[str]:
+def asking(language: str) -> dict:
+    return {"HTTP_ACCEPT_LANGUAGE": f"{language};q=0.9"}
+
+
+def english_fragments(language: str) -> set[str]:
     """Every translated English phrase of two words or more, cut at its placeholders."""
-    catalog = trans_real.translation("it")._catalog
+    catalog = trans_real.translation(language)._catalog
     fragments = set()
     for msgid, msgstr in catalog.items():
         if isinstance(msgid, tuple):  # plural forms
@@ -62,11 +70,12 @@ def pages(scorer, match, worked):
     ]
 
 
-def test_the_pages_in_italian_have_no_english_left(scorer, pages):
-    fragments = english_fragments()
+@LANGUAGES
+def test_the_pages_have_no_english_left(scorer, pages, language):
+    fragments = english_fragments(language)
     assert len(fragments) > 100  # the catalogue is really there
     for url in pages:
-        text = visible_text(scorer.get(url, **IT).content.decode())
+        text = visible_text(scorer.get(url, **asking(language)).content.decode())
         left = sorted(f for f in fragments if f in text)
         assert not left, (url, left)
         # The same page in English is caught by the same check: it can fail.
@@ -74,7 +83,8 @@ def test_the_pages_in_italian_have_no_english_left(scorer, pages):
         assert any(f in english for f in fragments), url
 
 
-def test_rule_messages_are_in_italian_too(scorer, match, deal_url):
+@LANGUAGES
+def test_rule_messages_are_translated_too(scorer, match, deal_url, language):
     data = {
         "number": 1,
         "key": "k",
@@ -83,8 +93,9 @@ def test_rule_messages_are_in_italian_too(scorer, match, deal_url):
         "card_points_1": "4",
         "declared_points_0": "5",
     }
-    text = visible_text(scorer.post(deal_url, data, HTTP_HX_REQUEST="true", **IT).content.decode())
-    with translation.override("it"):
+    answer = scorer.post(deal_url, data, HTTP_HX_REQUEST="true", **asking(language))
+    text = visible_text(answer.content.decode())
+    with translation.override(language):
         template = translation.gettext(
             "%(side)s: %(value)s is not a declaration total any real deal can give."
         )
@@ -123,11 +134,12 @@ def test_the_history_writes_its_times_as_the_sheet_does_24_hours_in_both_languag
     assert "a.m." not in english and "p.m." not in english
 
 
-def test_the_italian_catalogue_has_nothing_fuzzy_or_untranslated():
+@LANGUAGES
+def test_the_catalogue_has_nothing_fuzzy_or_untranslated(language):
     """The page check above only knows translated messages: none may be left out."""
     from pathlib import Path
 
-    po = Path(__file__).resolve().parents[2] / "locale/it/LC_MESSAGES/django.po"
+    po = Path(__file__).resolve().parents[2] / f"locale/{language}/LC_MESSAGES/django.po"
     entries = po.read_text(encoding="utf-8").split("\n\n")[1:]  # the first is the header
     fuzzy = [e for e in entries if "#, fuzzy" in e]
     untranslated = [e for e in entries if re.search(r'^msgstr(\[\d\])? ""$(?!\n")', e, re.M)]
@@ -161,3 +173,47 @@ def test_the_language_cookie_is_kept_from_scripts_and_other_sites(client):
     cookie = answer.cookies["django_language"]
     assert cookie.value == "en"
     assert cookie["httponly"] and cookie["samesite"] == "Lax"
+
+
+def test_croatian_dates_numbers_and_the_csv_separator(scorer, match, worked):
+    url = reverse("table", args=[match.table.viewer_token])
+    day = match.started_at.astimezone()
+    croatian = scorer.get(url, **HR).content.decode()
+    assert f"{day.day}. {day.month}. {day.year}., {day:%H:%M}</time>" in croatian
+    export = scorer.get(reverse("export_table", args=[match.table.viewer_token, "csv"]), **HR)
+    assert 'filename="treseta-' in export["Content-Disposition"]
+    head = b"".join(export.streaming_content).decode().splitlines()[0]
+    with translation.override("hr"):
+        titles = [str(title) for title in exports.CSV_HEADER[:3]]
+    assert head.removeprefix("\ufeff").startswith(";".join(f'"{t}"' for t in titles))
+    assert titles[0] != "Match"
+
+
+@pytest.mark.parametrize(
+    ("deals", "said"),
+    [(1, "1 dijeljenje"), (2, "2 dijeljenja"), (4, "4 dijeljenja"), (5, "5 dijeljenja"),
+     (21, "21 dijeljenje"), (22, "22 dijeljenja"), (11, "11 dijeljenja")],
+)  # fmt: skip
+def test_croatian_counts_deals_in_its_three_plural_forms(scorer, match, deals, said):
+    Match.objects.filter(pk=match.pk).update(deal_count=deals)
+    page = visible_text(scorer.get(reverse("table", args=[match.table.viewer_token]), **HR).text)
+    assert f" {said} " in " ".join(page.split())
+
+
+def test_a_croatian_match_without_akuze_refuses_declared_points_in_croatian(
+    scorer, match, deal_url
+):
+    url = reverse("change_settings", args=[match.table.viewer_token, match.pk])
+    scorer.post(url, {"line": "31", "tie_rule": "higher_total"}, **HR)
+    data = {
+        "number": 1,
+        "key": "k",
+        "kind": "normal",
+        "card_points_0": "8",
+        "declared_points_0": "3",
+    }
+    text = visible_text(scorer.post(deal_url, data, HTTP_HX_REQUEST="true", **HR).text)
+    with translation.override("hr"):
+        refused = translation.gettext(rules.MESSAGES["declarations_not_allowed"])
+    assert refused in " ".join(text.split()) and "akuž" in refused
+    assert not match.deals.exists()
