@@ -170,6 +170,12 @@ class Sheet:
         return (self.sides[0].name, self.sides[1].name)
 
     @property
+    def recent_rows(self) -> tuple[Row, ...]:
+        """The last deals, shown above the entry form as on paper: the one just saved in
+        sight with the next one's form."""
+        return self.rows[-2:]
+
+    @property
     def last_number(self) -> int:
         return len(self.rows)
 

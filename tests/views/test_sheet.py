@@ -391,7 +391,7 @@ def test_saved_settings_and_a_reopen_are_said_where_focus_can_go(scorer, match, 
     )
     saved = one(page, "#settings-saved")
     assert words(saved) == "Settings saved." and saved["tabindex"] == "-1"
-    assert words(one(page, "#live .meta")).startswith("Line 31 ·")
+    assert words(one(page, "#live .meta")).startswith("Line 31 ")
     services.stop_match(match=match)
     page = parsed(scorer.post(sheet_url + "reopen", **HX))
     assert words(one(page, "#reopened")) == "Match reopened: play on from here."
@@ -557,7 +557,7 @@ def test_a_match_without_declarations_asks_none_and_refuses_declared_points(
     assert (match.line, match.declarations_allowed) == (31, False)
     page = parsed(scorer.get(sheet_url, **EN))
     assert page.select("#id_card_points_0") and not page.select("#id_declared_points_0")
-    assert words(one(page, "#live .meta")).startswith("Line 31 · ")
+    assert words(one(page, "#live .meta")).startswith("Line 31 ")
     assert "no declarations" in words(one(page, "#live .meta"))
     refused = parsed(scorer.post(sheet_url + "deals", deal_data(da="3"), **HX))
     assert words(one(refused, "#deal-errors")) == (

@@ -1,0 +1,73 @@
+"""The sheet at a table, on a phone (issue: the sheet at 360 px): long names whole, the deal
+just saved in sight with the totals and the next deal's form, nothing under the sticky Save,
+nothing scrolling sideways. At 360x740 and 412x915, in Italian and English."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_sheet import create_table_and_match
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SIZES = [(360, 740), (412, 915)]
+NAMES = ["Alessandra", "Carlotta", "Beppe", "Domenico"]
+
+IN_VIEW = """selectors => selectors.map(selector => {
+  const box = document.querySelector(selector).getBoundingClientRect();
+  return box.top >= 0 && box.bottom <= window.innerHeight;
+})"""
+# Each control of the entry form, scrolled into view: is it what a tap at its centre finds?
+COVERED = """() => [...document.querySelectorAll(
+    "#deal-form input:not([type=hidden]), #deal-form button, #deal-form summary")]
+  .filter(control => control.checkVisibility())
+  .filter(control => {
+    control.scrollIntoView({block: "nearest"});
+    const box = control.getBoundingClientRect();
+    const found = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return !(found && (control === found || control.contains(found) || found.contains(control)
+      || (control.labels && [...control.labels].some(label => label.contains(found)))));
+  }).map(control => control.name || control.textContent.trim())"""
+# Names drawn wider than their box: cut off, or spilling out.
+CUT = """() => [...document.querySelectorAll(".side-name, .side-entry legend, .clip")]
+  .filter(name => name.checkVisibility() && name.scrollWidth > name.clientWidth + 1)
+  .map(name => name.textContent.trim())"""
+
+
+def save(page, card_points: int) -> None:
+    page.locator("#id_card_points_0").fill(str(card_points))
+    page.locator("#deal-form button.save").click()
+
+
+@pytest.mark.parametrize("language", ["it", "en"])
+@pytest.mark.parametrize("size", SIZES)
+def test_after_each_save_the_deal_the_totals_and_the_form_are_in_sight(new_phone, size, language):
+    page = new_phone(viewport={"width": size[0], "height": size[1]}, locale=language)
+    if language == "it":
+        create_italian(page)
+    else:
+        create_table_and_match(page, line="41", names=NAMES)
+    for number, points in enumerate((8, 6, 7), start=1):
+        save(page, points)
+        expect(page.locator("#saved")).to_be_focused()  # the answer has settled
+        expect(page.locator("#recent-deals tr").last).to_contain_text(f"{number}")
+        shown = page.evaluate(
+            IN_VIEW, ["#recent-deals tr:last-child", ".scoreboard", "#deal-form h2"]
+        )
+        assert shown == [True, True, True], (number, shown)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    assert page.evaluate(CUT) == []
+    assert page.evaluate(COVERED) == []
+
+
+def create_italian(page) -> None:
+    """The same match as create_table_and_match, through the Italian pages."""
+    page.goto("/")
+    page.locator("input[name=name]").first.fill("Bar Sport")
+    page.locator("input[name=name]").first.press("Enter")
+    page.locator("a[href$='/matches/new']").first.click()
+    for field, name in zip(page.locator("input[list=known-players]").all(), NAMES, strict=True):
+        field.fill(name)
+    page.locator("input[name=line]").fill("41")
+    page.locator("#new-match button[type=submit]").click()
+    expect(page.locator("#deal-form")).to_be_visible()
+    page.wait_for_load_state("load")
