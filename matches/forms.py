@@ -490,7 +490,8 @@ class DealForm(StaleOnHidden, Form):
     declared_points_0 = NumberField(label=_("Declarations"), sums=True)
     card_points_1 = NumberField(label=_("Card points"), most=11, card_points=True)
     declared_points_1 = NumberField(label=_("Declarations"), sums=True)
-    CHIPS = (3, 4, 7)  # the common totals a side declares: tapped, they add up
+    # What a side declares most, and what it counts: tapped, they add up.
+    CHIPS = ((3, _("napoletana")), (3, _("three of a kind")), (4, _("four of a kind")))
 
     def __init__(
         self,

@@ -234,6 +234,18 @@
     form.querySelector("[name=declarations_allowed]").checked = pick.dataset.declarations === "1";
   });
 
+  // Share a link through the phone's own share sheet, where there is one.
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!navigator.share) return;
+    document.querySelectorAll("[data-share]").forEach(function (button) { button.hidden = false; });
+  });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-share]");
+    if (!button) return;
+    var url = document.getElementById(button.dataset.share).value;
+    navigator.share({ title: document.title, url: url }).catch(function () {}); // dismissed
+  });
+
   // Copy a share link with one tap.
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-copy]");

@@ -71,3 +71,24 @@ def create_italian(page) -> None:
     page.locator("#new-match button[type=submit]").click()
     expect(page.locator("#deal-form")).to_be_visible()
     page.wait_for_load_state("load")
+
+
+def test_a_link_goes_to_the_table_s_chat_through_the_phone_s_share_sheet(new_phone):
+    page = new_phone(viewport={"width": 360, "height": 740})
+    page.add_init_script("navigator.share = async data => { window.shared = data; };")
+    create_table_and_match(page)
+    page.locator("a.crumb").click()
+    share = page.locator("#share-scorer")
+    expect(share).to_be_visible()
+    share.click()
+    page.wait_for_function("window.shared !== undefined")
+    assert page.evaluate("window.shared.url") == page.locator("#scorer-url").input_value()
+
+
+def test_without_a_share_sheet_there_is_no_share_button(new_phone):
+    page = new_phone(viewport={"width": 360, "height": 740})
+    page.add_init_script("delete Navigator.prototype.share; delete navigator.share;")
+    create_table_and_match(page)
+    page.locator("a.crumb").click()
+    expect(page.locator("#copy-scorer")).to_be_visible()
+    assert page.locator("#share-scorer").is_hidden()
