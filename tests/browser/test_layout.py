@@ -92,3 +92,23 @@ def test_without_a_share_sheet_there_is_no_share_button(new_phone):
     page.locator("a.crumb").click()
     expect(page.locator("#copy-scorer")).to_be_visible()
     assert page.locator("#share-scorer").is_hidden()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_stats_fit_a_phone_each_player_a_card(new_phone, size):
+    page = new_phone(viewport={"width": size[0], "height": size[1]})
+    create_table_and_match(page, names=NAMES)
+    for points in (8, 8, 8):
+        save(page, points)
+        expect(page.locator("#saved")).to_be_focused()
+    page.locator("#end-match").click()
+    expect(page.locator(".result")).to_be_visible()
+    page.locator("a.crumb").click()
+    page.goto(page.url + "stats")
+    sideways = page.evaluate(
+        "[...document.querySelectorAll('.card, .table-scroll, .records')]"
+        ".filter(e => e.scrollWidth > e.clientWidth).map(e => e.className)"
+    )
+    assert sideways == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    expect(page.locator(".records td[data-label]").first).to_be_visible()
