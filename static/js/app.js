@@ -15,11 +15,6 @@
     if (token) event.detail.headers["X-CSRFToken"] = token.value;
   });
 
-  function reveal(root) {
-    root.querySelectorAll(".js-only[hidden]").forEach(function (element) {
-      element.hidden = false;
-    });
-  }
   // Focus, and bring into sight: focus() alone may not scroll (after an HTMX swap, htmx has
   // given focus back to the field that had it, while the page scrolled elsewhere).
   function bringTo(target) {
@@ -50,11 +45,9 @@
     }
   }
   document.addEventListener("DOMContentLoaded", function () {
-    reveal(document);
     focusError();
     forgetDone();
   });
-  document.addEventListener("htmx:load", function (event) { reveal(event.detail.elt); });
 
   // A request that fails (no connection, or an error answer) says so in words, beside what
   // made it; htmx swaps nothing then, so what was typed stays. What a tap made stays said

@@ -156,7 +156,11 @@
   }
   function followMatch() {
     var toggle = document.getElementById("wake");
-    if (!toggle || !("wakeLock" in navigator)) return;
+    if (!toggle) return;
+    if (!("wakeLock" in navigator)) { // this browser cannot keep the screen on
+      toggle.closest(".wake").hidden = true;
+      return;
+    }
     var now = !document.querySelector("#sheet .result");
     if (now === playing) return; // a poll that changed nothing of this
     playing = now;

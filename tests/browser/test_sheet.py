@@ -62,7 +62,7 @@ def test_a_table_plays_the_worked_deal_and_more_to_the_end(phone, screenshot):
     phone.locator("#id_card_points_0").fill("7")
     assert phone.locator("#id_card_points_1").input_value() == "4"  # 11 minus what was typed
     phone.locator("#id_declared_points_0").fill("")
-    four = "Add 4 (four of a kind) to the declarations of Alice & Carla"
+    four = "+4 four of a kind (Alice & Carla)"
     phone.get_by_role("button", name=four).click()
     phone.get_by_role("button", name="Save deal").click()
     expect(phone.locator(".scoreboard .total").first).to_have_text("22")
