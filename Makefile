@@ -45,8 +45,10 @@ messages: install
 	DJANGO_DEBUG=1 $(PY) manage.py makemessages -l it -l en -l hr --ignore=.venv --ignore=staticfiles --ignore=bench
 	DJANGO_DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
-bench: install
+bench: install /usr/bin/chromium
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+	@[ -x var/lighthouse/node_modules/.bin/lighthouse ] || npm install --silent --no-audit --no-fund --prefix var/lighthouse lighthouse@12
 	$(PY) bench/run.py
 
 clean:

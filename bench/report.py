@@ -150,6 +150,24 @@ def _imports(imports: dict) -> str:
     return _table(["file", "seconds", "HTTP", "answer"], rows)
 
 
+def _lighthouse(result: dict) -> str:
+    if "lighthouse_error" in result:
+        return f"**{result['lighthouse_error']}**"
+    rows = [
+        [
+            who,
+            run["scores"]["performance"],
+            run["scores"]["accessibility"],
+            run["scores"]["best-practices"],
+            f"{run['cls']:.3f}",
+            f"{run['lcp_ms']:.0f}",
+        ]
+        for who, run in result["lighthouse"].items()
+    ]
+    head = ["sheet of", "performance", "accessibility", "best practices", "CLS", "LCP ms"]
+    return _table(head, rows)
+
+
 def _backend(result: dict, setup: dict) -> str:
     return "\n\n".join(
         [
@@ -162,6 +180,8 @@ def _backend(result: dict, setup: dict) -> str:
             _phones(result["phones"], setup["phones"][2]),
             "### Queries per request",
             _queries(result["queries"]),
+            "### Lighthouse (mobile)",
+            _lighthouse(result),
             "### Imports",
             _imports(result["imports"]),
             "### The sheet's first load",

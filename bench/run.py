@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import importing
+import lighthouse
 import phones
 import report
 import weight
@@ -47,6 +48,8 @@ PHONE_TABLES, PHONES_PER_TABLE, PHONE_SECONDS = 50, 4, 60
 FINISHED, EXPORT_DEALS = 1000, 100_000
 NEIGHBOUR_POOL = 3000  # matches of 17 deals: saves during the large import take one each
 HOSTILE_IMPORT_SECONDS, IMPORT_SAVES_P99_MS = 2.0, 250
+LIGHTHOUSE_BUDGETS = {"performance": 98, "accessibility": 100}  # scores; CLS, LCP below
+CLS_MAX, LCP_MS = 0.02, 1000
 POSTGRES = "postgres://postgres@127.0.0.1:5432/"
 
 P50_BUDGETS = {"sheet": 2.0, "poll": 1.3, "save": 5.0, "table": 3.0, "stats": 3.0}  # x floor
@@ -372,6 +375,11 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
         step("page weight")
         sheet = f"/t/{seeded['club']['viewer']}/m/{seeded['club']['sheet']}/"
         result["weight"] = weight.first_load(port, seeded["club"]["scorer"], sheet)
+        step("Lighthouse, mobile: the scorer's and the viewer's sheet")
+        try:
+            result["lighthouse"] = lighthouse.run(port, seeded, work)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:
+            result["lighthouse_error"] = str(error)
         step("latency under load (wrk)")
         result["latency"] = latency(port, seeded, work)
         step(f"{PHONE_TABLES * PHONES_PER_TABLE} phones for {PHONE_SECONDS} s")
@@ -443,6 +451,16 @@ def checks(result: dict) -> list[Check]:
         saves["requests"] > 0 and saves["p99_ms"] < IMPORT_SAVES_P99_MS,
         f"{saves['p99_ms']:.1f} ms over {saves['requests']} saves",
     )
+    if "lighthouse_error" in result:
+        check("Lighthouse", False, result["lighthouse_error"])
+    for who, run in result.get("lighthouse", {}).items():
+        for category, least in LIGHTHOUSE_BUDGETS.items():
+            score = run["scores"][category]
+            check(f"Lighthouse, {who}'s sheet: {category} >= {least}", score >= least, str(score))
+        check(f"Lighthouse, {who}'s sheet: CLS <= {CLS_MAX}", run["cls"] <= CLS_MAX,
+              f"{run['cls']:.3f}")  # fmt: skip
+        check(f"Lighthouse, {who}'s sheet: LCP < {LCP_MS} ms", run["lcp_ms"] < LCP_MS,
+              f"{run['lcp_ms']:.0f} ms")  # fmt: skip
     if "exports_error" in result:
         check("exports", False, result["exports_error"])
     for row in result.get("exports", []):

@@ -1,0 +1,46 @@
+"""Lighthouse (npm's `lighthouse`, mobile) on the scorer's and the viewer's sheet, against the
+real server, in Debian's Chromium: the scores and the two figures a phone feels (CLS, LCP)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from client import Phone
+
+LIGHTHOUSE = Path(__file__).resolve().parent.parent / "var" / "lighthouse"
+BINARY = LIGHTHOUSE / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = "performance,accessibility,best-practices"  # SEO: a table's pages are not indexed
+
+
+def _run(url: str, headers: dict[str, str], out: Path) -> dict:
+    command = [
+        str(BINARY), url, "--quiet", "--output=json", f"--output-path={out}",
+        f"--only-categories={CATEGORIES}", "--form-factor=mobile",
+        "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        f"--extra-headers={json.dumps(headers)}",
+    ]  # fmt: skip
+    env = {**os.environ, "CHROME_PATH": "/usr/bin/chromium"}
+    for _attempt in range(3):  # a trace Chromium failed to record is run again
+        subprocess.run(command, env=env, timeout=300, check=False, capture_output=True)
+        report = json.loads(out.read_text()) if out.exists() else {}
+        scores = {k: v["score"] for k, v in report.get("categories", {}).items()}
+        if scores and None not in scores.values():
+            audits = report["audits"]
+            return {
+                "scores": {k: round(100 * v) for k, v in scores.items()},
+                "cls": audits["cumulative-layout-shift"]["numericValue"],
+                "lcp_ms": audits["largest-contentful-paint"]["numericValue"],
+            }
+    raise RuntimeError(f"Lighthouse gave no scores for {url}")
+
+
+def run(port: int, seeded: dict, work: Path) -> dict:
+    if not BINARY.exists():
+        raise RuntimeError(f"{BINARY} is missing: make bench installs it with npm")
+    phone = Phone(port, language="")
+    phone.join(seeded["club"]["scorer"])
+    club = seeded["club"]
+    sheet = f"http://127.0.0.1:{port}/t/{club['viewer']}/m/{club['sheet']}/"
+    pages = {"scorer": {"Cookie": phone.cookie_header()}, "viewer": {}}
+    return {who: _run(sheet, sent, work / f"lighthouse-{who}.json") for who, sent in pages.items()}
