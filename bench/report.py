@@ -201,9 +201,9 @@ def render(results: list[dict], found, setup: dict) -> str:
 
 Written by `{setup["command"]}` (bench/run.py) on {time.strftime("%Y-%m-%d %H:%M %Z")}.
 The whole run took {setup["minutes"]:.1f} minutes. To reproduce: `{setup["command"]}` (it
-installs wrk from Debian when it is missing). Machine: {setup["machine"]}, Python
-{setup["python"]}. On a shared machine absolute times vary from run to run, by half or more:
-compare each view with the floor measured just before it.
+installs wrk from Debian and Lighthouse from npm when they are missing). Machine:
+{setup["machine"]}, Python {setup["python"]}. On a shared machine absolute times vary from run
+to run, by half or more: compare each view with the floor measured just before it.
 
 ## How it is measured
 
@@ -257,6 +257,13 @@ compare each view with the floor measured just before it.
   every file its HTML names and every `url()` in its CSS, each as the server sends it
   (whitenoise's compressed files). What the service worker fetches after load is listed,
   not counted.
+- **Lighthouse**: npm's `lighthouse` 12, mobile form factor and throttling, in Debian's
+  Chromium, on the 40-deal sheet as a scorer (its cookie sent) and as a viewer; performance,
+  accessibility and best practices (SEO left out: a table's pages are not to be indexed).
+- **Imports**: uploaded through the home page's form. Hostile: 2 MB of
+  `"matches": [0, 0, …]`, timed to its answer in words. Valid: the archive's JSON export, its
+  matches repeated to just under the 20 MB cap, while one phone saves deal 18 into one match
+  after another of another table, each save timed, until the import is answered.
 - **Exports**: `manage.py export_table` in a fresh process for each run; its peak RSS is
   VmHWM, read from /proc every 20 ms while it runs; growth is the peak for
   {setup["export_deals"]:,} deals minus the peak for a 2-match table.
