@@ -2,9 +2,8 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.shortcuts import render
 
-from matches.limits import allow
+from matches.limits import allow, refused
 from matches.models import Change, Deal, Match, Player, Side, Table
 
 
@@ -13,9 +12,7 @@ def login(request, **kwargs):
     window = settings.ADMIN_LOGINS_WINDOW
     limit = settings.ADMIN_LOGINS_PER_WINDOW
     if request.method == "POST" and not allow(request, "admin-login", limit=limit, window=window):
-        response = render(request, "429.html", {"minutes": window // 60}, status=429)
-        response["Retry-After"] = str(window)
-        return response
+        return refused(request, window)
     return admin.site.login(request, **kwargs)
 
 

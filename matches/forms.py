@@ -326,8 +326,7 @@ class LineField(NumberField):
 
 
 class SettingsForm(StaleOnHidden, Form):
-    # The lines tables play: 21 in Italy; in Croatia 41 with declarations, 31 without.
-    HOUSE_LINES = ((21, True), (41, True), (31, False))
+    HOUSE_LINES = rules.HOUSE_LINES
     line = LineField(
         label=_("Line"),
         initial=rules.DEFAULT_LINE,

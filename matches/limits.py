@@ -5,7 +5,8 @@ import time
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
 from matches.db import atomic
 from matches.models import Counted
@@ -28,15 +29,21 @@ def client_address(request: HttpRequest) -> str:
 def allow(request: HttpRequest, scope: str, *, limit: int, window: int) -> bool:
     """True while this address has done `scope` at most `limit` times in the current window
     (windows of `window` seconds, one after the other). Windows past are forgotten here."""
-    start = int(time.time()) // window * window
-    counted = Counted.objects.filter(scope=scope, address=client_address(request), window=start)
+    start, address = int(time.time()) // window * window, client_address(request)
+    counted = Counted.objects.filter(scope=scope, address=address, window=start)
     if not counted.update(count=F("count") + 1):
         try:
             with transaction.atomic():
-                Counted.objects.create(
-                    scope=scope, address=client_address(request), window=start, count=1
-                )
+                Counted.objects.create(scope=scope, address=address, window=start, count=1)
         except IntegrityError:  # another request of this address counted first
             counted.update(count=F("count") + 1)
     Counted.objects.filter(scope=scope, window__lt=start).delete()
     return counted.values_list("count", flat=True).get() <= limit
+
+
+def refused(request: HttpRequest, window: int, message: str = "") -> HttpResponse:
+    """The 429 page of a limit reached: what to do, in words, and when (Retry-After)."""
+    context = {"message": message, "minutes": window // 60}
+    response = render(request, "429.html", context, status=429)
+    response["Retry-After"] = str(window)
+    return response

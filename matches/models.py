@@ -91,6 +91,12 @@ class Table(models.Model):
         """The table's players in the order people look for a name (names.sort_key)."""
         return sorted(self.players.all(), key=lambda player: sort_key(player.name))
 
+    @staticmethod
+    def rotation_of(which: str, key: str) -> str:
+        """What `rotation` holds once a request with `key` made a new `which` link ("" for
+        a request without a key, which no later one can be taken for)."""
+        return f"{which}:{key[:32]}" if key else ""
+
 
 class Player(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="players")

@@ -59,7 +59,9 @@ CARD_POINTS_PER_DEAL = 11
 # A claim stops the deal before the last trick: at most 10⅔ in the tricks, fractions dropped.
 CLAIM_CARD_POINTS = CARD_POINTS_PER_DEAL - 1
 DEFAULT_LINE, MIN_LINE, MAX_LINE = 21, 11, 101
-COMMON_LINES = (21, 31, 41)
+# The lines tables play, with or without declarations: 21 in Italy; in Croatia 41 with
+# declarations (akuže), 31 without.
+HOUSE_LINES = ((21, True), (41, True), (31, False))
 
 _SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO)
 _ACES = 4

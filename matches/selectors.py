@@ -138,7 +138,6 @@ class Sheet:
     rows: tuple[Row, ...]
     chart: Chart | None
     next_number: int
-    next_dealer: str
     dealers: tuple[str, ...]  # the seats in the order they deal
     dealer_index: int  # the seat that deals next
     decided: bool
@@ -168,6 +167,10 @@ class Sheet:
     @property
     def side_names(self) -> tuple[str, str]:
         return (self.sides[0].name, self.sides[1].name)
+
+    @property
+    def next_dealer(self) -> str:
+        return self.dealers[self.dealer_index]
 
     @property
     def recent_rows(self) -> tuple[Row, ...]:
@@ -274,7 +277,6 @@ def sheet_of(
         rows=tuple(_row(deal, seats) for deal in outcome.deals),
         chart=_chart(match.line, outcome) if outcome.deals else None,
         next_number=outcome.next_number,
-        next_dealer=seats[outcome.next_dealer],
         dealers=tuple(seats),
         dealer_index=outcome.next_dealer,
         decided=outcome.decided,
@@ -287,7 +289,8 @@ def sheet_of(
     )
 
 
-def _kind_labels() -> dict[str, str]:
+def kind_labels() -> dict[str, str]:
+    """Each kind of deal by its value, in the active language."""
     return {str(kind): str(label) for kind, label in DEAL_KINDS}
 
 
@@ -298,7 +301,7 @@ def points_as_typed(card_points: int, declared_points: int) -> str:
 
 def _row(deal: rules.ScoredDeal, seats: list[str]) -> Row:
     entry, sweep = deal.entry, rules.is_sweep(deal.entry.kind)
-    label = _kind_labels()[entry.kind]
+    label = kind_labels()[entry.kind]
 
     def cell(i: int) -> Cell:
         swept = sweep and entry.side == i
@@ -452,7 +455,7 @@ def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
     )
     if entry.side is None:
         return typed
-    return f"{typed} ({_kind_labels()[entry.kind]}: {side_names[entry.side]})"
+    return f"{typed} ({kind_labels()[entry.kind]}: {side_names[entry.side]})"
 
 
 # --- A match's history ---------------------------------------------------------------------

@@ -225,7 +225,7 @@ def rotate_link(*, table: Table, which: str, key: str = "") -> Table:
     seen = (table.scorer_token, table.viewer_token)
     _table_changed(table.pk)  # the row locked: two at once take turns
     table.refresh_from_db(fields=["scorer_token", "viewer_token", "rotation", "rotated_from"])
-    done = f"{which}:{key}" if key else ""
+    done = Table.rotation_of(which, key)
     if done and table.rotation == done:
         return table
     if (table.scorer_token, table.viewer_token) != seen:

@@ -17,8 +17,8 @@ from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from matches import rules
-from matches.models import DEAL_KINDS, Table
+from matches import rules, selectors
+from matches.models import Table
 
 
 @require_safe
@@ -116,7 +116,7 @@ def offline_words(language: str) -> str:
     with translation.override(language):
         words = {name: gettext(text) for name, text in _OFFLINE_WORDS.items()}
         checks = {code: gettext(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS}
-        kinds = {str(kind): str(label) for kind, label in DEAL_KINDS}
+        kinds = selectors.kind_labels()
     sizes = (1, 2)  # players a side
     data = {
         "words": words,
@@ -129,6 +129,7 @@ def offline_words(language: str) -> str:
     return f"window.offlineWords = {json.dumps(data, ensure_ascii=False)};\n"
 
 
+@cache
 def offline_words_url(language: str) -> str:
     """Named by what it holds: a phone may keep it for good."""
     digest = hashlib.blake2s(offline_words(language).encode(), digest_size=6).hexdigest()

@@ -170,9 +170,10 @@ def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:
 @table_page
 @require_POST
 def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
-    key = request.POST.get("key", "")[:32]
-    rotation = f"{which}:{key}" if key else ""
-    table = _rotated_by(request, token, rotation) or scorer_table(request, token)
+    key = request.POST.get("key", "")
+    table = _rotated_by(request, token, Table.rotation_of(which, key)) or scorer_table(
+        request, token
+    )
     try:
         table = services.rotate_link(table=table, which=which, key=key)
     except services.LinkChanged:  # by another phone, since this one was let in

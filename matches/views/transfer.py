@@ -4,10 +4,10 @@ a new table."""
 import itertools
 import secrets
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -16,8 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from matches import exports, imports, selectors, services
 from matches.forms import ImportForm, too_large_upload
-from matches.limits import allow
-from matches.models import Table
+from matches.limits import allow, refused
 from matches.views.access import done, join, table_page, viewer_match
 from matches.views.tables import home_page, too_many_tables
 
@@ -63,20 +62,19 @@ def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
                             content_type=content_type)  # fmt: skip
     window = settings.EXPORTS_WINDOW
     if not allow(request, "export", limit=settings.EXPORTS_PER_HOUR, window=window):
-        context = {"message": TOO_MANY_EXPORTS, "minutes": window // 60}
-        response = render(request, "429.html", context, status=429)
-        response["Retry-After"] = str(window)
-        return response
+        return refused(request, window, TOO_MANY_EXPORTS)
     if fmt == "json":
         chunks = exports.table_json_chunks(table)
     else:
         chunks = _with_bom(exports.table_csv_rows(table))
-    return _download(_kept_as(kept, table, chunks), name, content_type)
+    return _download(_kept_as(kept, chunks), name, content_type)
 
 
-def _kept_as(path, table: Table, chunks: Iterable[str]) -> Iterator[bytes]:
-    """The export's bytes as they are sent, kept in `path` once whole (the table's older
-    exports go); a download broken off keeps nothing."""
+def _kept_as(path: Path, chunks: Iterable[str]) -> Iterator[bytes]:
+    """The export's bytes as they are sent, kept in `path` once whole; the table's exports
+    of earlier versions go. A download broken off keeps nothing."""
+    version = path.name.rsplit("-", 1)[0]  # "<table>-<revision>-<matches' revision>"
+    table_id = version.split("-", 1)[0]
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(f"{path.name}.{secrets.token_hex(4)}.part")
     try:
@@ -85,8 +83,8 @@ def _kept_as(path, table: Table, chunks: Iterable[str]) -> Iterator[bytes]:
                 data = chunk.encode()
                 file.write(data)
                 yield data
-        for older in path.parent.glob(f"{table.pk}-*"):
-            if not older.name.endswith(".part"):
+        for older in path.parent.glob(f"{table_id}-*"):
+            if not older.name.startswith(f"{version}-") and not older.name.endswith(".part"):
                 older.unlink(missing_ok=True)
         part.rename(path)
     finally:

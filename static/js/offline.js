@@ -295,10 +295,15 @@
   });
 
   // --- Sending, in order, one tab at a time; what the server answers is drawn by htmx.
+  // Asked while a round is under way (the connection came back during a try that fails),
+  // another round follows it.
   var sending = false;
+  var askedAgain = false;
   function send() {
+    if (sending) askedAgain = true;
     if (!navigator.onLine || sending || !items.length) return Promise.resolve();
     sending = true;
+    askedAgain = false;
     var run = function () { return load().then(next); };
     var locked = navigator.locks ? navigator.locks.request("tressette-send " + MATCH, run) : run();
     return locked.catch(function () {}).then(function () {
@@ -306,6 +311,7 @@
       return changed();
     }).then(function () {
       if (keptAt && navigator.onLine && !items.length) window.location.reload();
+      else if (askedAgain) return send();
     });
   }
   function next() {

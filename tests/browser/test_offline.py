@@ -73,11 +73,16 @@ def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_i
     assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
 
 
-def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phone):
+def offline_beside_an_online_phone(new_phone):
+    """A phone ready to go offline, and a second scorer at the same sheet that stays online."""
     phone = new_phone()
     create_table_and_match(phone, line="41")
     ready_offline(phone)
-    other = second_scorer(new_phone, phone.url)
+    return phone, second_scorer(new_phone, phone.url)
+
+
+def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phone):
+    phone, other = offline_beside_an_online_phone(new_phone)
     phone.context.set_offline(True)
     enter_deal(phone, 8)  # deal 1, kept on the phone
     enter_deal(other, 6)  # deal 1 too, saved first
@@ -95,10 +100,7 @@ def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phon
 
 
 def test_a_deal_discarded_after_another_phone_entered_it_first_is_not_stored(new_phone):
-    phone = new_phone()
-    create_table_and_match(phone, line="41")
-    ready_offline(phone)
-    other = second_scorer(new_phone, phone.url)
+    phone, other = offline_beside_an_online_phone(new_phone)
     phone.context.set_offline(True)
     enter_deal(phone, 6)
     enter_deal(phone, 7)

@@ -45,10 +45,16 @@ def test_a_table_unchanged_is_drawn_once_and_its_file_sent_again(
         again = client.get(url, **EN)
     assert b"".join(again.streaming_content) == first
     assert [path.name.endswith(".csv") for path in settings.EXPORTS_DIR.iterdir()] == [True]
+    download(client.get(reverse("export_table", args=[match.table.viewer_token, "json"])))
+
+    def kept():
+        return sorted(path.suffix for path in settings.EXPORTS_DIR.iterdir())
+
+    assert kept() == [".csv", ".json"]  # the same version in both formats: both kept
     services.record_deal(match=match, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
     changed = download(client.get(url, **EN)).decode()
     assert len(changed.strip().splitlines()) == 3  # drawn again, the new deal in it
-    assert len(list(settings.EXPORTS_DIR.iterdir())) == 1  # the older file gone
+    assert kept() == [".csv"]  # the earlier version's files gone
 
 
 def test_whole_table_downloads_drawn_are_limited_per_address(client, match, worked, settings):
