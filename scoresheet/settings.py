@@ -5,6 +5,7 @@ DJANGO_DEBUG=0, DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS, DATABASE_URL, and behin
 HTTPS proxy DJANGO_CSRF_TRUSTED_ORIGINS.
 """
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -30,6 +31,16 @@ def env_bool(name: str, default: bool = False) -> bool:
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return int(value) if value else default
+
+
+def release() -> str:
+    """A name for this code: its Python files, templates, static files and translations."""
+    digest = hashlib.blake2s(digest_size=8)
+    for folder in ("matches", "scoresheet", "templates", "static", "locale"):
+        for path in sorted((BASE_DIR / folder).rglob("*")):
+            if path.is_file() and path.suffix not in {".pyc", ".po"}:
+                digest.update(str(path.relative_to(BASE_DIR)).encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 def env_list(name: str, default: str = "") -> list[str]:
@@ -164,14 +175,36 @@ AUTH_PASSWORD_VALIDATORS = [
     )
 ]
 
-# Per process, and every key names the match revision it was drawn at, so nothing stale is
-# ever served. Room for the sheets of a busy evening; the oldest make way (a third at a time).
-CACHES = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-        "OPTIONS": {"MAX_ENTRIES": 3000},
-    },
-}
+# What every phone at a table is shown at a revision (matches.views.kept): drawn once, shared
+# by the server's processes. Every key names the revision it was drawn at, so nothing stale is
+# served. By default on disk under var/ (diskcache: SQLite files, safe across processes; the
+# least recently stored make way past the size limit). DJANGO_CACHE_URL names another:
+# redis://host:6379/0, one cache for many app servers; locmem://, one process's own (tests).
+CACHE_URL = env_str("DJANGO_CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://")):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    }
+elif CACHE_URL == "locmem://":
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 3000},
+        }
+    }
+elif CACHE_URL:
+    raise ImproperlyConfigured(f"DJANGO_CACHE_URL: redis://, rediss:// or locmem://: {CACHE_URL!r}")
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "diskcache.DjangoCache",
+            "LOCATION": VAR_DIR / "cache",
+            "SHARDS": 4,
+            "OPTIONS": {"size_limit": env_int("DJANGO_CACHE_MEGABYTES", 256) * 2**20},
+        }
+    }
+# A cache outlives a release: what one drew is not served by the next.
+CACHES["default"]["KEY_PREFIX"] = release()
 # Rate limits are counted in the database (matches.limits), shared by every worker.
 # Exports of a whole table drawn per client address per hour (one already drawn for the
 # table as it stands is read from EXPORTS_DIR, and not counted).

@@ -23,9 +23,12 @@ def _polls_read_afresh(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Each test starts with nothing drawn or read kept."""
+def _fresh_cache(settings):
+    """Each test starts with nothing drawn or read kept, in a cache of this process's own (the
+    suites on SQLite and PostgreSQL may run at once)."""
     from django.core.cache import caches
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
     from matches.views import kept
 

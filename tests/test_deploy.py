@@ -63,3 +63,24 @@ def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, 
         assert marker in source and marker not in served, name
         assert len(served) > len(source) / 2 and served == (tmp_path / name).read_text()
         assert (tmp_path / f"{hashed[name]}.br").stat().st_size > 0
+
+
+def test_the_processes_of_one_server_share_one_cache(tmp_path):
+    """What one process draws, another reads (matches.views.kept): on disk under var/."""
+    env = {**PRODUCTION, "DJANGO_VAR_DIR": str(tmp_path)}
+    put = "from django.core.cache import cache; cache.set('drawn', 'once', 60)"
+    assert manage("shell", "-c", put, **env).returncode == 0
+    get = "from django.core.cache import cache; print(cache.get('drawn'))"
+    got = manage("shell", "--no-imports", "-c", get, **env)
+    assert got.stdout.strip() == "once", got.stderr
+    assert (tmp_path / "cache").is_dir()
+
+
+def test_a_cache_for_many_app_servers_is_named_by_its_address():
+    show = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+    named = manage(
+        "shell", "--no-imports", "-c", show, **PRODUCTION, DJANGO_CACHE_URL="redis://cache:6379/0"
+    )
+    assert named.stdout.strip() == "django.core.cache.backends.redis.RedisCache", named.stderr
+    wrong = manage("check", **PRODUCTION, DJANGO_CACHE_URL="memcache://cache")
+    assert wrong.returncode != 0 and "DJANGO_CACHE_URL" in wrong.stderr

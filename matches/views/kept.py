@@ -1,12 +1,13 @@
 """What the pages keep between requests, keyed by the revision that changes it: every phone at
-a table reads the same sheet, so each server process reads it once per revision and language,
-and draws each page once per revision, role and language.
+a table reads the same sheet, so the server reads it once per revision and language, and
+draws each page once per revision, role and language, whichever process a phone reaches.
 
-Three things are kept: the sheet read (here, in each process), whole pages ({% keep %}, with
-the key `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}), both in Django's
-cache. None holds what is one phone's own (its CSRF token, a deal's idempotency key): that
-is drawn afresh on every answer, outside what is kept (base.html's `own` block). And a poll
-may be told a match is unchanged from what this process read a moment ago (`polled_state`).
+Three things are kept in Django's cache, which the server's processes share: the sheet read
+(also here, in each process, as the object it is), whole pages ({% keep %}, with the key
+`page_key` makes) and the sheet's parts HTMX swaps ({% cache %}). None holds what is one
+phone's own (its CSRF token, a deal's idempotency key): that is drawn afresh on every answer,
+outside what is kept (base.html's `own` block). And a poll may be told a match is unchanged
+from what this process read a moment ago (`polled_state`).
 """
 
 import threading
@@ -14,6 +15,7 @@ import time
 from collections import OrderedDict
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils.translation import get_language
 
 from matches import selectors
@@ -23,8 +25,8 @@ KEEP = 60 * 60  # seconds a drawn page or part is kept (a newer revision has ano
 
 
 class _Recent:
-    """The most recently used values, in this process: a sheet is kept as the object it is
-    (Django's cache would pickle it, which costs more than drawing most of the page)."""
+    """The most recently used values, in this process: a sheet is kept as the object it is,
+    not read back from Django's cache (unpickling a long sheet costs about 0.1 ms)."""
 
     def __init__(self, size: int) -> None:
         self.size, self.values, self.lock = size, OrderedDict(), threading.Lock()
@@ -56,10 +58,18 @@ def _sheet_key(token: str, match_id: int, revision: int) -> tuple:
     return (match_id, revision, token, get_language())
 
 
+def _shared(key: tuple) -> str:
+    return "sheet:" + ":".join(map(str, key))
+
+
 def sheet(token: str, match_id: int, revision: int | None = None) -> selectors.Sheet | None:
-    """The sheet at `revision` if it was kept, else as it stands now (and kept)."""
-    if revision is not None and (found := _sheets.get(_sheet_key(token, match_id, revision))):
-        return found
+    """The sheet at `revision` if it was kept (by this process or another), else as it
+    stands now (and kept)."""
+    if revision is not None:
+        key = _sheet_key(token, match_id, revision)
+        if (found := _sheets.get(key) or cache.get(_shared(key))) is not None:
+            _sheets.put(key, found)
+            return found
     loaded = selectors.load_sheet(token, match_id)
     if loaded is not None:
         keep_sheet(loaded)
@@ -68,7 +78,9 @@ def sheet(token: str, match_id: int, revision: int | None = None) -> selectors.S
 
 def keep_sheet(sheet: selectors.Sheet) -> None:
     """Keep a sheet read by the caller (a save draws its answer from what it wrote)."""
-    _sheets.put(_sheet_key(sheet.viewer_token, sheet.match_id, sheet.revision), sheet)
+    key = _sheet_key(sheet.viewer_token, sheet.match_id, sheet.revision)
+    _sheets.put(key, sheet)
+    cache.set(_shared(key), sheet, KEEP)
 
 
 _polled = _Recent(5000)

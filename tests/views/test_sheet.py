@@ -6,6 +6,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -234,6 +235,21 @@ def test_a_poll_may_be_told_unchanged_for_a_second_but_an_opened_sheet_never(
     clock[0] += 0.1
     answer = scorer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
     assert answer.status_code == 200 and parsed(answer).select("#deal-2")
+
+
+def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
+    scorer, sheet_url, deal_url, worked, django_assert_num_queries
+):
+    poll = sheet_url + "?poll=1&number=3&typing=0"
+    scorer.post(deal_url, deal_data(number=2), **HX)  # kept by this save, in the shared cache
+    kept.forget()  # as another process, which kept nothing of its own
+    with django_assert_num_queries(1):  # the match's revision: the sheet is the cache's
+        answer = scorer.get(poll, **HX)
+    assert answer.status_code == 200 and parsed(answer).select("#deal-2")
+    kept.forget()
+    cache.clear()  # nothing kept anywhere: read from the database
+    with django_assert_num_queries(4):  # the revision, then the sheet: the match, deals, log
+        assert parsed(scorer.get(poll, **HX)).select("#deal-2")
 
 
 def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, sheet_url, worked):
