@@ -20,7 +20,7 @@ def _budgets(found) -> str:
 
 def _latency(rows: list[dict]) -> str:
     head = ["view", "what", "requests/s", "p50 ms", "p99 ms", "floor p50 ms", "p50 / floor"]
-    head += ["every round", "budget"]
+    head += ["every round", "budget", "server CPU ms/request"]
     return _table(
         head,
         [
@@ -34,44 +34,69 @@ def _latency(rows: list[dict]) -> str:
                 f"{r['ratio']:.2f}x",
                 " ".join(f"{ratio:.2f}x" for ratio in r.get("ratios", [])),
                 f"<= {r['budget']}x" if r["budget"] else "",
+                f"{r['server_cpu_ms']:.2f}" if "server_cpu_ms" in r else "",
             ]
             for r in rows
         ],
     )
 
 
-def _phones(played: dict, seconds: int) -> str:
+def _spreads(kinds: dict[str, dict], every: dict) -> str:
+    rows = [[kind, s["requests"], _ms(s["p50_ms"]), _ms(s["p99_ms"]), _ms(s["max_ms"])]
+            for kind, s in [*kinds.items(), ("**all**", every)]]  # fmt: skip
+    return _table(["request", "count", "p50 ms", "p99 ms", "max ms"], rows)
+
+
+def _knee(runs: list[dict], knee_ms: float) -> str:
+    below = [run["phones"] for run in runs if run["p99_ms"] < knee_ms]
+    above = [run["phones"] for run in runs if run["p99_ms"] >= knee_ms]
+    if not above:
+        return f"p99 stays under {knee_ms} ms up to {max(below):,} phones, the most run."
+    if not below:
+        return f"p99 is {knee_ms} ms or more from {min(above):,} phones, the fewest run."
+    return (f"p99 crosses {knee_ms} ms between {max(p for p in below if p < min(above)):,} "
+            f"and {min(above):,} phones.")  # fmt: skip
+
+
+def _phones(name: str, played: dict, budget: int, knee_ms: float) -> str:
+    head = ["phones", "seconds", "requests", "p50 ms", "p99 ms", "max ms", "errors"]
+    head += ["server CPU ms/request", "server cores busy", "load generator CPU s"]
     rows = [
-        [kind, s["requests"], _ms(s["p50_ms"]), _ms(s["p99_ms"]), _ms(s["max_ms"])]
-        for kind, s in played["kinds"].items()
-    ]
-    rows.append(
         [
-            "**all**",
-            played["requests"],
-            _ms(played["p50_ms"]),
-            _ms(played["p99_ms"]),
-            _ms(played["max_ms"]),
+            f"{r['phones']:,}",
+            r["seconds"],
+            f"{r['requests']:,}",
+            _ms(r["p50_ms"]),
+            _ms(r["p99_ms"]),
+            _ms(r["max_ms"]),
+            len(r["errors"]),
+            f"{r['server_cpu_ms']:.2f}",
+            f"{r['server_cores']:.2f}",
+            f"{r['client_cpu']:.1f}",
         ]
-    )
+        for r in played["runs"]
+    ]
+    run = next((r for r in played["runs"] if r["phones"] == budget), played["runs"][-1])
     kept = played["kept"]
-    outcomes = ", ".join(f"{name}: {count}" for name, count in played["outcomes"].items())
-    errors = played["errors"]
+    outcomes = ", ".join(f"{what}: {count}" for what, count in run["outcomes"].items())
+    errors = [error for r in played["runs"] for error in r["errors"]]
     shown = "; ".join(errors[:10]) + (" ..." if len(errors) > 10 else "")
     wrong = len(kept["missing"]) + len(kept["elsewhere"])
     return "\n\n".join(
         [
-            _table(["request", "count", "p50 ms", "p99 ms", "max ms"], rows),
-            f"What happened: {outcomes or 'nothing'}.",
-            f"Errors (5xx, other unexpected statuses, connection errors): {len(errors)}"
-            + (f": {shown}" if errors else "."),
-            f"Acknowledged saves: {kept['acknowledged']}; in the database exactly once, as the "
-            f"deal acknowledged: {kept['acknowledged'] - wrong}. Missing: "
+            f"#### {name.capitalize()}",
+            _table(head, rows),
+            _knee(played["runs"], knee_ms),
+            f"At {run['phones']:,} phones, by request:",
+            _spreads(run["kinds"], run),
+            f"What happened at {run['phones']:,} phones: {outcomes or 'nothing'}.",
+            f"Errors at any size (5xx, other unexpected statuses, connection errors): "
+            f"{len(errors)}" + (f": {shown}" if errors else "."),
+            f"Acknowledged saves at every size: {kept['acknowledged']}; in the database exactly "
+            f"once, as the deal acknowledged: {kept['acknowledged'] - wrong}. Missing: "
             f"{len(kept['missing'])}; stored twice: {len(kept['duplicated'])}; under another "
             f"match or number: {len(kept['elsewhere'])}; keys never sent: "
             f"{len(kept['never_sent'])}.",
-            f"The load generator itself used {played['client_cpu']:.1f} CPU seconds in "
-            f"{seconds} s.",
         ]
     )
 
@@ -169,6 +194,7 @@ def _lighthouse(result: dict) -> str:
 
 
 def _backend(result: dict, setup: dict) -> str:
+    budgets, knee_ms = setup["phones"]["budgets"], setup["phones"]["seconds"][2]
     return "\n\n".join(
         [
             f"## {result['backend']}",
@@ -177,7 +203,10 @@ def _backend(result: dict, setup: dict) -> str:
             "### Latency under load (wrk)",
             _latency(result["latency"]),
             "### Phones at tables",
-            _phones(result["phones"], setup["phones"][2]),
+            *(
+                _phones(name, played, budgets[name][0], knee_ms)
+                for name, played in result["phones"].items()
+            ),
             "### Queries per request",
             _queries(result["queries"]),
             "### Lighthouse (mobile)",
@@ -193,8 +222,8 @@ def _backend(result: dict, setup: dict) -> str:
 
 
 def render(results: list[dict], found, setup: dict) -> str:
-    tables, per_table, seconds = setup["phones"]
-    poll, save = setup["every"]
+    seconds, knee_seconds, knee_ms = setup["phones"]["seconds"]
+    (evening, evening_ms), (stress, stress_ms) = setup["phones"]["budgets"].values()
     view_s, floor_s, warm_s, rounds = setup["seconds"]
     method = f"""\
 # Performance
@@ -221,8 +250,9 @@ to run, by half or more: compare each view with the floor measured just before i
   106, ..., 253 to 253. Legal, and the heaviest sheet a table can have, not a usual one.
 - **Latency**: `wrk {setup["wrk"]}`, a closed loop with as many connections as the server
   has threads, one view at a time, as a scorer who joined the table (Italian, the default
-  language). Every request comes on a new connection (`Connection: close`), as a phone's do:
-  it polls every 3 s, and gunicorn keeps an idle connection for 2 s. Requests/s, p50 and
+  language). Every request comes on a new connection (`Connection: close`), the costlier case
+  (wrk's few connections kept alive would stay with whichever workers accepted them, and p50
+  would follow that draw); the server's CPU per request is read from /proc. Requests/s, p50 and
   p99 are wrk's. The **floor** is `GET /floor`, a constant answer through the whole
   middleware stack. Each view runs {rounds} rounds after {warm_s} s of
   warm-up; a round is {floor_s} s of the floor then {view_s} s of the view, and the view's p50
@@ -239,17 +269,28 @@ to run, by half or more: compare each view with the floor measured just before i
   checked, the match locked, its deals read, the deal and its log entry inserted, the
   revision bumped), no form, no rule, a constant answer. It has no budget: no save can be
   faster, so its ratio is the part of the save's budget the machine itself takes.
-- **Phones**: {tables} tables of {per_table} phones for {seconds} s. Each phone opens
-  its table's sheet, polls it every {poll:.0f} s (`?poll=1&number=N&typing=0` with
-  `If-None-Match`, as the sheet's script does; the page itself polls every 3 s) and about
-  every {save:.0f} s saves a deal with a fresh idempotency key and the deal number it last
-  saw. If another phone saved that deal first, the answer says "was just entered on another
-  phone" and the phone goes on with the number it is shown. One save in ten is sent again
-  with the same key once answered, as a retry. When the rules decide a match, a phone that
-  sees it taps End match and all four move on to the table's next seeded match (line 101).
-  Latency is measured by the client, one connection per request (the server's keep-alive is
-  shorter than the poll interval). Afterwards each acknowledged save's key is looked up in
-  the database.
+- **Phones** (bench/phones.py): thousands of phones on one asyncio loop in the benchmark's
+  process; each phone keeps its connection while the server keeps it open (5 s, longer than
+  a poll's 3 s), as a browser does, and each request is timed from its first byte (a new
+  connection's, when one is opened) to its answer's last; a phone's cookies and CSRF token
+  travel with it. The phones join first (not timed), then arrive at their tables within
+  10 s (not timed) before the measured run. Two mixes, each at growing numbers of phones: its
+  budget's size for {seconds} s, the others for {knee_seconds} s, going on past the budget's
+  size until p99 reaches {knee_ms} ms (the knee). The **evening** ({evening:,} phones: p99 <
+  {evening_ms} ms): tables of 4 phones, each polling every 3 s as the page does
+  (`?poll=1&number=N&typing=0` with `If-None-Match`); about every 2 minutes one phone of the
+  table enters its next deal; when the rules decide a match, a phone that sees it taps End
+  match, then Rematch, and the others open the rematch from their sheet; now and then (about
+  every 2 minutes a table) a phone leaves and another joins with the scorer link. Each table
+  plays a match to 21 begun earlier. The **stress** mix ({stress:,} phones: p99 <
+  {stress_ms} ms): each phone polls every 5 s and saves a deal about every 30 s, so every
+  table changes every 7.5 s; a decided match is ended and the phones move on to the table's
+  next seeded match (line 101). In both, saves carry a fresh idempotency key and the deal
+  number last seen; if another phone saved that deal first, the answer says "was just entered
+  on another phone" and the phone goes on with the number it is shown; one save in ten is
+  sent again with the same key once answered, as a retry. Afterwards each acknowledged
+  save's key is looked up in the database. The server's CPU is read from /proc for its
+  processes; the load generator's (this process) from getrusage: both share the 2 cores.
 - **Queries**: Django's test client in-process against the seeded database, each request in
   `CaptureQueriesContext` (a save is rolled back), on a small table (2 finished matches, a
   1-deal sheet) and on the big one.
@@ -282,11 +323,13 @@ def summary(results: list[dict], found, setup: dict) -> str:
                 f"  {r['name']:<9} {r['per_second']:8,.0f} req/s  p50 {r['p50_ms']:8.2f} ms"
                 f"  p99 {r['p99_ms']:8.2f} ms  {r['ratio']:6.2f}x floor"
             )
-        played = result["phones"]
-        lines.append(
-            f"  phones {played['requests']} requests  p50 {played['p50_ms']:.2f} ms"
-            f"  p99 {played['p99_ms']:.2f} ms  errors {len(played['errors'])}"
-        )
+        for name, played in result["phones"].items():
+            for run in played["runs"]:
+                lines.append(
+                    f"  {name} {run['phones']:>5} phones  p50 {run['p50_ms']:.2f} ms"
+                    f"  p99 {run['p99_ms']:.2f} ms  errors {len(run['errors'])}"
+                    f"  server {run['server_cpu_ms']:.2f} ms/request"
+                )
     lines.append("")
     for c in found:
         lines.append(f"{'ok    ' if c.passed else 'MISSED'} [{c.backend}] {c.what}: {c.detail}")

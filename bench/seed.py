@@ -31,6 +31,7 @@ from matches.names import pair_name
 from matches.rules import Status
 
 SHEET_LINE = 101
+EVENING_LINE = 21
 BATCH = 2000
 NAMES = ["Alice", "Beppe", "Carla", "Dino", "Elena", "Franco"]
 # Mostly nothing declared; now and then the common totals (every pair is one a deck allows).
@@ -217,7 +218,13 @@ def links(table: Table) -> dict:
 
 
 def seed(
-    *, finished: int, export_deals: int, save_pool: int, phone_tables: int, neighbour_pool: int
+    *,
+    finished: int,
+    export_deals: int,
+    save_pool: int,
+    phone_tables: int,
+    evening_tables: int,
+    neighbour_pool: int,
 ) -> dict:
     """Everything the benchmark reads; returns the ids and links it needs."""
     seeder = Seeder()
@@ -249,7 +256,7 @@ def seed(
         (seeder.in_progress(neighbour_players, level_deals(17)) for _ in range(neighbour_pool)),
     )
 
-    # 50 tables of 4 phones: a match under way, then fresh ones to move on to.
+    # The stress mix: tables of 4 phones, a match under way, then fresh ones to move on to.
     phones = []
     for number in range(1, phone_tables + 1):
         table, four = seeder.table(f"Phones {number}", NAMES[:4])
@@ -257,6 +264,15 @@ def seed(
         first = seeder.in_progress(four, level_deals(under_way))
         fresh = [seeder.in_progress(four, []) for _ in range(4)]
         phones.append({**links(table), "matches": [m.pk for m in store(table, [first, *fresh])]})
+
+    # The evening: tables of 4 phones, each playing a match to 21 begun earlier (rematches are
+    # started by the phones).
+    evening = []
+    for number in range(1, evening_tables + 1):
+        table, four = seeder.table(f"Evening {number}", NAMES[:4])
+        deals = played_out(seeder.rng, EVENING_LINE)
+        begun = seeder.in_progress(four, deals[: seeder.rng.randrange(len(deals))], EVENING_LINE)
+        evening.append({**links(table), "matches": [m.pk for m in store(table, [begun])]})
 
     # The export: finished matches up to `export_deals` deals, the last one cut short.
     archive, archive_players = seeder.table("Archive")
@@ -282,6 +298,7 @@ def seed(
             "shown": pool_matches[0].revision,  # as every phone was shown the sheet
         },
         "phones": phones,
+        "evening": evening,
         "neighbour": {
             **links(neighbour),
             "matches": [m.pk for m in neighbour_matches],

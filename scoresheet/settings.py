@@ -177,8 +177,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # What every phone at a table is shown at a revision (matches.views.kept): drawn once, shared
 # by the server's processes. Every key names the revision it was drawn at, so nothing stale is
-# served. By default on disk under var/ (diskcache: SQLite files, safe across processes; the
-# least recently stored make way past the size limit). DJANGO_CACHE_URL names another:
+# served. By default in files under var/ (scoresheet.cache). DJANGO_CACHE_URL names another:
 # redis://host:6379/0, one cache for many app servers; locmem://, one process's own (tests).
 CACHE_URL = env_str("DJANGO_CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://")):
@@ -197,10 +196,9 @@ elif CACHE_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "diskcache.DjangoCache",
+            "BACKEND": "scoresheet.cache.FileCache",
             "LOCATION": VAR_DIR / "cache",
-            "SHARDS": 4,
-            "OPTIONS": {"size_limit": env_int("DJANGO_CACHE_MEGABYTES", 256) * 2**20},
+            "OPTIONS": {"MAX_ENTRIES": env_int("DJANGO_CACHE_ENTRIES", 20_000)},
         }
     }
 # A cache outlives a release: what one drew is not served by the next.
