@@ -3,8 +3,9 @@
 For each database: seed it (bench/seed.py), count each page's queries at two sizes, start the
 server with bin/entrypoint as `make serve` does, weigh the sheet's first load, load each view
 with wrk beside the floor view, let phones play (bench/phones.py: the evening and the stress
-mix, at growing numbers), check that every acknowledged save is stored once, stop the server, and time the exports. Writes docs/performance.md; exits 1 when a
-budget is missed, naming it.
+mix, at growing numbers), check that every acknowledged save is stored once, stop the
+server, and time the exports. Writes docs/performance.md; exits 1 when a budget is missed,
+naming it.
 """
 
 import json
