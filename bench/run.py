@@ -412,8 +412,9 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
     manage(env, "migrate", "--no-input", "-v", "0")
     sizes = {"finished": FINISHED, "export_deals": EXPORT_DEALS, "save_pool": SAVE_POOL}
     sizes["neighbour_pool"] = NEIGHBOUR_POOL
-    tables = {f"{SEEDED[n]}_tables": max(c) // PHONES_PER_TABLE for n, c in LEVELS.items()}
-    seeded = task(env, "seed", {**sizes, **tables}, work)
+    sizes["evening_tables"] = max(LEVELS["evening"]) // PHONES_PER_TABLE
+    sizes["phone_tables"] = max(LEVELS["stress"]) // PHONES_PER_TABLE
+    seeded = task(env, "seed", sizes, work)
     result["seed_seconds"] = time.monotonic() - started
     result["export_deals"] = seeded["archive"]["deals"]
     step("query counts")
