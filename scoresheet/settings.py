@@ -178,7 +178,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # What every phone at a table is shown at a revision (matches.views.kept): drawn once, shared
 # by the server's processes. Every key names the revision it was drawn at, so nothing stale is
 # served. By default in files under var/ (scoresheet.cache). DJANGO_CACHE_URL names another:
-# redis://host:6379/0, one cache for many app servers; locmem://, one process's own (tests).
+# redis://host:6379/0, one cache for many app servers; locmem://, each process its own.
 CACHE_URL = env_str("DJANGO_CACHE_URL")
 if CACHE_URL.startswith(("redis://", "rediss://")):
     CACHES = {

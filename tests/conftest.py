@@ -28,9 +28,9 @@ def _fresh_cache(settings):
     suites on SQLite and PostgreSQL may run at once)."""
     from django.core.cache import caches
 
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-
     from matches.views import kept
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
     caches["default"].clear()
     kept.forget()
