@@ -70,6 +70,7 @@ def saves_meanwhile(port: int, neighbour: dict, done: threading.Event) -> list[f
             "card_points_0": 6,
             "card_points_1": 5,
             "typing": "0",
+            "drawn_blank": "1",
         }
         path = f"/t/{neighbour['viewer']}/m/{match}/deals"
         answer = phone.request("POST", path, headers={"HX-Request": "true"}, form=form)

@@ -32,6 +32,7 @@ HOST = "127.0.0.1"
 RETRY = 0.1
 TIMEOUT = 30.0  # seconds a request may take: then it counts as an error
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
+SHOWN = re.compile(r'name="shown" value="(\d+)"')
 REMATCH = re.compile(r'id="open-rematch" href="[^"]*/m/(\d+)/"')
 SAVED = 'id="saved"'
 CONFLICT = "was just entered on another phone"
@@ -203,6 +204,7 @@ class Seat:
     connection: Connection = field(init=False)
     match: int | None = None
     number: int | None = None
+    shown: str = ""  # the revision the entry form was drawn at
     etag: str = ""
     leaving: bool = False
 
@@ -266,8 +268,9 @@ class Seat:
         """Take the next deal number from the sheet. A decided match is ended, then followed
         by a rematch (evening) or the table's next seeded match (stress)."""
         text = answer.text
-        if 'id="deal-form"' in text and (found := NUMBER.search(text)):
+        if (found := NUMBER.search(text)) is not None:  # the form of the next deal, or its number
             self.number = int(found.group(1))
+            self.shown = shown.group(1) if (shown := SHOWN.search(text)) else ""
             return
         self.number = None
         if (rematch := REMATCH.search(text)) is not None:  # ended, and a rematch started
@@ -309,7 +312,8 @@ class Seat:
         first, declared = self.rng.randint(2, 9), self.rng.choice(DECLARED)
         form = {"number": self.number, "key": key, "kind": "normal", "card_points_0": first,
                 "card_points_1": 11 - first, "declared_points_0": declared[0],
-                "declared_points_1": declared[1], "typing": "0"}  # fmt: skip
+                "declared_points_1": declared[1], "typing": "0", "shown": self.shown,
+                "drawn_blank": "1"}  # fmt: skip
         self.tally.sent.append(key)
         match, number = self.match, self.number
         answer = await self.call("save", "POST", self.sheet + "deals", form)

@@ -56,7 +56,7 @@ function request()
   end
   local body = "number=" .. number .. "&key=" .. (again or "wrk") .. "-" .. id .. "-" .. sent
     .. "&kind=normal&card_points_0=6&card_points_1=5&declared_points_0=0&declared_points_1=0"
-    .. "&typing=0&shown=" .. shown
+    .. "&typing=0&drawn_blank=1&shown=" .. shown
   return wrk.format("POST", path .. "deals", nil, body)
 end
 

@@ -453,6 +453,15 @@ class Deal(models.Model):
     def entry(self) -> rules.DealEntry:
         return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
 
+    # A deal's entry as plain values (DealQuerySet.entries): a save reads every deal's.
+    ENTRY_FIELDS = ("card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
+                    "kind", "side")  # fmt: skip
+
+    @staticmethod
+    def entry_of(card_0: int, card_1: int, declared_0: int, declared_1: int, kind: str,
+                 side: int | None) -> rules.DealEntry:  # fmt: skip
+        return rules.DealEntry((card_0, card_1), (declared_0, declared_1), kind, side)
+
     def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
         """Take what the rules scored for this deal; the fields that changed."""
         entry = scored.entry

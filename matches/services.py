@@ -195,6 +195,12 @@ def _deals(match: Match) -> list[Deal]:
     return list(match.deals.order_by("number"))
 
 
+def _keyed_entries(match: Match) -> list[tuple[str, rules.DealEntry]]:
+    """Each deal's idempotency key and entry, in order: plain values, not objects."""
+    rows = match.deals.order_by("number").values_list("idempotency_key", *Deal.ENTRY_FIELDS)
+    return [(key, Deal.entry_of(*values)) for key, *values in rows]
+
+
 def _document(deal: Deal) -> dict:
     return deal_document(deal.number, deal.entry, deal.points)
 
@@ -436,26 +442,24 @@ def record_deal(
     `action` is what the log calls it (a deal put back is logged as restored).
     """
     match = _lock(match)
-    deals = _deals(match)
-    done = next(
-        (d for d in deals if idempotency_key and d.idempotency_key == idempotency_key), None
-    )
-    if done is not None:
-        if done.entry != entry:
-            raise DealConflict(done, resent=True)
-        return Recorded(done, created=False)
+    keyed = _keyed_entries(match)
+    done = next((n for n, (key, _) in enumerate(keyed, 1) if key == idempotency_key), None)
+    if idempotency_key and done is not None:
+        if keyed[done - 1][1] != entry:
+            raise DealConflict(match.deals.get(number=done), resent=True)
+        return Recorded(match.deals.get(number=done), created=False)
     deleted = idempotency_key and action == Action.DEAL_RECORDED
     if deleted and (gone := _deleted_with(match, idempotency_key)) is not None:
         raise DeletedSince(gone)
     _open(match)
-    if number <= len(deals):
-        raise DealConflict(deals[number - 1])
-    if number != len(deals) + 1:  # deals were deleted on another phone meanwhile
-        raise StaleChange("renumbered", number=len(deals) + 1)
+    if number <= len(keyed):
+        raise DealConflict(match.deals.get(number=number))
+    if number != len(keyed) + 1:  # deals were deleted on another phone meanwhile
+        raise StaleChange("renumbered", number=len(keyed) + 1)
     if number > MATCH_DEALS_MAX:
         raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
     new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
-    entries = [*(deal.entry for deal in deals), entry]
+    entries = [*(entry for _, entry in keyed), entry]
     outcome = match.score(entries, _side_names(match), checked_from=number, new=new)
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(outcome.deals[-1])

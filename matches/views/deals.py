@@ -24,7 +24,6 @@ from matches.views.access import (
     table_page,
 )
 from matches.views.sheet import (
-    SAVE_PARTS,
     Conflict,
     Notice,
     act,
@@ -90,8 +89,14 @@ def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.R
     state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
     # The phone showed the sheet just before this deal: the new row is added to its table.
     row_added = number > 1 and request.POST.get("shown") == str(match.revision)
-    parts = (*SAVE_PARTS, "row_added") if row_added else (*SAVE_PARTS, "rows")
-    return answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
+    # Sent from a form drawn blank, the form stays and sheet.js empties it ("deal:next"):
+    # only what changes from one deal to the next is drawn.
+    blank = request.POST.get("drawn_blank") == "1" and sheet.open_for_deals
+    parts = ("notices", "live", "row_added" if row_added else "rows", "next" if blank else "entry")
+    response = answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
+    if blank:
+        response["HX-Trigger-After-Swap"] = "deal:next"
+    return response
 
 
 def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:

@@ -126,8 +126,6 @@ def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
 
 # The sheet's parts HTMX swaps, by their ids; an answer draws those that can have changed.
 PARTS = ("notices", "live", "rows", "entry", "settings")
-# A deal saved changes no setting, and its rows are the deals or just the new one.
-SAVE_PARTS = ("notices", "live", "entry")
 
 
 def _parts(request: HttpRequest, sheet: selectors.Sheet, link_changed: bool) -> dict[str, bool]:

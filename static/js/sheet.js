@@ -51,6 +51,19 @@
     }
   });
 
+  // A deal saved from a form drawn blank: the answer drew only what the next deal changes
+  // (its number, the revision, the last deals), so the form is emptied here to what the
+  // server drew, and its draft is the next deal's.
+  document.addEventListener("deal:next", function () {
+    var f = form();
+    if (!f) return;
+    f.reset();
+    f.dataset.draft = document.getElementById("deal-number").value;
+    f.querySelectorAll("[data-typed]").forEach(function (field) { delete field.dataset.typed; });
+    var count = f.querySelector("details.count");
+    if (count) count.open = false;
+  });
+
   function markTyping() {
     var typing = document.getElementById("typing");
     if (typing) typing.value = "1";

@@ -633,6 +633,12 @@ def test_a_save_answered_with_its_parts_leaves_the_sheet_whole(phone, screenshot
     assert phone.locator("#id_card_points_0").input_value() == ""
     assert phone.locator("#id_declared_points_1").input_value() == ""
     assert phone.locator("#typing").input_value() == "0"
+    # Its draft is deal 3's; the last deals above it and Delete are deal 2's.
+    expect(phone.locator("#deal-form")).to_have_attribute("data-draft", "3")
+    assert phone.locator("#deal-form input[name=kind][value=normal]").is_checked()
+    running = phone.locator("#recent td.run").all_inner_texts()
+    assert running == ["6–5", "14–11"]
+    expect(phone.locator("#delete-last")).to_have_text("Delete deal 2")
     screenshot(phone, "sheet-after-save")
     # The next poll draws the same sheet: nothing doubled, nothing lost.
     phone.evaluate(

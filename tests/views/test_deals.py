@@ -40,6 +40,43 @@ def test_saving_a_deal_with_htmx_answers_the_parts_that_changed(scorer, deal_url
     assert value(page, "number") == "2" and value(page, "card_points_0") == ""
 
 
+def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_changes(
+    scorer, match, deal_url, worked
+):
+    shown = Match.objects.get().revision
+    data = deal_data(2, a="6", b="5", da="0", shown=shown, drawn_blank="1")
+    response = scorer.post(deal_url, data, **HX)
+    page = parsed(response)
+    parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
+    # The fields stay on the phone, emptied by sheet.js; the form's number, the last deals,
+    # Delete and the key are the next deal's.
+    assert parts == ["notices", "live", "elsewhere", "chart", "recent", "entry-next",
+                     "delete-last", "phone"]  # fmt: skip
+    assert response["HX-Trigger-After-Swap"] == "deal:next"
+    assert not page.select("#deal-form, [name=card_points_0]")
+    assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
+    added = page.find("tbody", attrs={"hx-swap-oob": "beforeend:#deal-rows"})
+    # (Inside a <template>, read cell by cell: BeautifulSoup's get_text leaves template text out.)
+    assert [str(cell.strong.string) for cell in added.select("td.side-0, td.side-1")] == ["6", "5"]
+    assert str(one(added, "td.run").string) == "17–8" and added.select("a[href$='/2/edit']")
+    assert [words(row.th) for row in one(page, "#recent").select("tr")] == ["1 Alice", "2 Beppe"]
+    assert value(page, "number") == "3" and value(page, "shown") == str(shown + 1)
+    assert words(one(page, "#delete-last")) == "Delete deal 2"
+    assert value(page, "key") and value(page, "key") != "key-2"
+
+
+def test_a_save_that_decides_the_match_draws_the_whole_entry_even_from_a_blank_form(
+    scorer, match, deal_url
+):
+    scorer.post(deal_url, deal_data(1), **HX)
+    response = scorer.post(deal_url, deal_data(2, drawn_blank="1"), **HX)  # 22 to 6
+    page = parsed(response)
+    assert "HX-Trigger-After-Swap" not in response
+    said = "The match is decided: no more deals. Tap End match to bank it. Delete deal 2"
+    assert words(one(page, "#entry")) == said
+    assert not page.select("#entry-next")
+
+
 def test_one_sides_card_points_fill_in_the_other(scorer, deal_url):
     scorer.post(deal_url, deal_data(b="", da="", db=""), **EN)
     assert Deal.objects.get().card_points == (8, 3)
