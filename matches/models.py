@@ -451,9 +451,9 @@ class Deal(models.Model):
 
     @property
     def entry(self) -> rules.DealEntry:
-        return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
+        return self.entry_of(*(getattr(self, name) for name in self.ENTRY_FIELDS))
 
-    # A deal's entry as plain values (DealQuerySet.entries): a save reads every deal's.
+    # A deal's entry from its columns: a save reads every deal's as plain values.
     ENTRY_FIELDS = ("card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
                     "kind", "side")  # fmt: skip
 

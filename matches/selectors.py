@@ -400,16 +400,18 @@ def chart(
 ) -> Chart:
     """Both running totals toward the line, and each side's last total written at the end of
     its trace (in a gutter on the right). A tenth of headroom above the highest total: a
-    trace at the very top would be cut by the edge. The worked deal then 11 to 7, line 21:
+    trace at the very top would be cut by the edge. In whole units (a third of a pixel at
+    most on a phone), which keep a long sheet's page light. The worked deal then 11 to 7,
+    line 21:
 
     >>> drawn = chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100, gutter=0)
     >>> drawn.side_0, drawn.ends
-    ('0.0,100.0 5.0,54.5 10.0,9.1', ((22, '9.1'), (10, '58.7')))
+    ('0,100 5,55 10,9', ((22, '9'), (10, '59')))
 
     Totals close together are written a line apart, not one over the other:
 
     >>> chart(21, [(0, 0), (21, 20)], height=100).ends
-    ((21, '7.0'), (20, '19.0'))
+    ((21, '7'), (20, '19'))
     """
     top = 1.1 * max([line, *[max(t) for t in totals]])
     steps = max(len(totals) - 1, 1)
@@ -419,18 +421,18 @@ def chart(
         return height - value * height / top
 
     def trace(side: int) -> str:
-        return " ".join(f"{i * plot / steps:.1f},{y(t[side]):.1f}" for i, t in enumerate(totals))
+        return " ".join(f"{i * plot / steps:.0f},{y(t[side]):.0f}" for i, t in enumerate(totals))
 
     last = totals[-1]
     ends = _apart(y(last[0]), y(last[1]), gap=12, low=7, high=height - 7)
     return Chart(
         width=width,
         height=height,
-        line_y=f"{y(line):.1f}",
+        line_y=f"{y(line):.0f}",
         side_0=trace(0),
         side_1=trace(1),
         label_x=plot + 3,
-        ends=((last[0], f"{ends[0]:.1f}"), (last[1], f"{ends[1]:.1f}")),
+        ends=((last[0], f"{ends[0]:.0f}"), (last[1], f"{ends[1]:.0f}")),
     )
 
 

@@ -49,10 +49,8 @@ def test_after_each_save_the_deal_the_totals_and_the_form_are_in_sight(new_phone
     for number, points in enumerate((8, 6, 7), start=1):
         save(page, points)
         expect(page.locator("#saved")).to_be_focused()  # the answer has settled
-        expect(page.locator("#recent-deals tr").last).to_contain_text(f"{number}")
-        shown = page.evaluate(
-            IN_VIEW, ["#recent-deals tr:last-child", ".scoreboard", "#deal-form h2"]
-        )
+        expect(page.locator("#recent tr").last).to_contain_text(f"{number}")
+        shown = page.evaluate(IN_VIEW, ["#recent tr:last-child", ".scoreboard", "#deal-form h2"])
         assert shown == [True, True, True], (number, shown)
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
     assert page.evaluate(CUT) == []
