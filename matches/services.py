@@ -443,8 +443,11 @@ def record_deal(
     """
     match = _lock(match)
     keyed = _keyed_entries(match)
-    done = next((n for n, (key, _) in enumerate(keyed, 1) if key == idempotency_key), None)
-    if idempotency_key and done is not None:
+    done = next(
+        (n for n, (key, _) in enumerate(keyed, 1) if idempotency_key and key == idempotency_key),
+        None,
+    )
+    if done is not None:
         if keyed[done - 1][1] != entry:
             raise DealConflict(match.deals.get(number=done), resent=True)
         return Recorded(match.deals.get(number=done), created=False)
