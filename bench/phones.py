@@ -18,6 +18,7 @@ it is shown. One save in ten is sent again with the same key once answered, as a
 """
 
 import asyncio
+import html
 import random
 import re
 import time
@@ -33,6 +34,7 @@ RETRY = 0.1
 TIMEOUT = 30.0  # seconds a request may take: then it counts as an error
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
+ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
 REMATCH = re.compile(r'id="open-rematch" href="[^"]*/m/(\d+)/"')
 SAVED = 'id="saved"'
 CONFLICT = "was just entered on another phone"
@@ -262,6 +264,8 @@ class Seat:
     async def open(self) -> None:
         self.match, self.number, self.etag = self.table.match, None, ""
         if self.match is not None and (answer := await self.call("open", "GET", self.sheet)):
+            found = ETAG.search(answer.text)
+            self.etag = html.unescape(found.group(1)) if found else ""
             await self.read(answer)
 
     async def read(self, answer: Answer) -> None:

@@ -7,6 +7,10 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scoresheet.settings")
 
 application = get_wsgi_application()
+# Imported once Django is set up; a poll of an unchanged sheet is answered before Django's own.
+from matches.views.polls import UnchangedPolls  # noqa: E402
+
+application = UnchangedPolls(application)
 
 
 def warm() -> None:

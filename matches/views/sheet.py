@@ -7,7 +7,6 @@ by its id. After a change without HTMX, a redirect to the sheet, whose address s
 done (?saved=4); with HTMX, the parts, saying it.
 """
 
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass, replace
@@ -25,7 +24,7 @@ from django.views.decorators.http import require_POST, require_safe
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, SettingsForm, rule_messages
 from matches.models import Match
-from matches.views import kept
+from matches.views import kept, polls
 from matches.views.access import (
     DELETED,
     by,
@@ -108,14 +107,6 @@ def _with_restore(notice: Notice, sheet: selectors.Sheet) -> Notice:
     return replace(notice, restorable=number)
 
 
-def _etag(request: HttpRequest, match_id: int, state: selectors.State, scorer: bool) -> str:
-    """Changes with the match's revision and whatever else changes the answer: the role (a
-    new scorer link changes every scorer's), the language, HTMX and the query."""
-    parts = [match_id, state.revision, state.scorer_token if scorer else "", get_language(),
-             bool(request.htmx), request.META.get("QUERY_STRING", "")]  # fmt: skip
-    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
-
-
 def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
     """The form of the next deal: what was sent, or blank with a new idempotency key."""
     initial.setdefault("key", secrets.token_urlsafe(16))
@@ -181,6 +172,8 @@ def _context(
         else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
         "sheet": sheet,
         "can_score": scorer,
+        # What the page's first poll says it holds: unchanged since, it is answered 304.
+        "poll_etag": polls.etag(sheet.match_id, state, scorer, get_language(), htmx=True),
         "form": form or SimpleLazyObject(partial(entry_form, sheet)),
         "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
@@ -232,7 +225,8 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     scorer = joined_with(request, state.table_id, state.scorer_token)
-    etag = _etag(request, match_id, state, scorer)
+    query = polls.POLLED if polled else request.META.get("QUERY_STRING", "")
+    etag = polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
     if (unchanged := get_conditional_response(request, etag=etag)) is not None:
         return unchanged
     sheet, state = sheet_and_state(token, match_id, state)

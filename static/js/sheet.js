@@ -3,11 +3,11 @@
   "use strict";
   var lastEtag = null;
 
-  // Polls carry the ETag of the last answer: an unchanged sheet answers 304 and is not swapped.
+  // Polls carry the ETag of the last answer (the first, the one the page was drawn with): an
+  // unchanged sheet answers 304 and is not swapped.
   document.addEventListener("htmx:configRequest", function (event) {
-    if (event.detail.elt.id === "live" && lastEtag) {
-      event.detail.headers["If-None-Match"] = lastEtag;
-    }
+    var tag = event.detail.elt.id === "live" && (lastEtag || event.detail.elt.dataset.etag);
+    if (tag) event.detail.headers["If-None-Match"] = tag;
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     // The poll's own element (app.js): once its answer replaced it, htmx fires this on another.

@@ -1,0 +1,137 @@
+"""A poll of an unchanged sheet answered before Django (matches/views/polls.py): what the view
+would answer, and only then; anything else goes on to Django."""
+
+from contextlib import contextmanager
+
+import pytest
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from django.test import Client, RequestFactory
+
+from matches import services
+from matches.views import kept
+from matches.views.polls import UnchangedPolls
+from scoresheet.wsgi import application
+from tests.html import one, parsed
+from tests.views.conftest import deal_data
+
+pytestmark = pytest.mark.django_db
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+HX = {"HTTP_HX_REQUEST": "true", **EN}
+POLL = "?poll=1&number=2&typing=0"
+
+
+@contextmanager
+def connection_kept():
+    """As Django's test client does around its requests: the test's transaction stays open."""
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
+
+
+class Django:
+    """Stands for the application behind: says whether it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def __call__(self, environ, start_response):
+        self.asked += 1
+        start_response("200 OK", [])
+        return [b"drawn by Django"]
+
+
+def poll(url: str, etag: str, method: str = "get", **extra) -> tuple[Django, str, dict, bytes]:
+    """The poll through UnchangedPolls: Django behind it, the status, headers and body."""
+    django, answered = Django(), {}
+    environ = getattr(RequestFactory(), method)(url, HTTP_IF_NONE_MATCH=etag, **HX, **extra)
+
+    def start_response(status, headers):
+        answered.update(status=status, headers=dict(headers))
+
+    with connection_kept():
+        body = b"".join(UnchangedPolls(django)(environ.environ, start_response))
+    return django, answered["status"], answered["headers"], body
+
+
+def test_an_unchanged_sheet_is_answered_304_as_the_view_answers_it(scorer, sheet_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    by_the_view = scorer.get(sheet_url + POLL, HTTP_IF_NONE_MATCH=etag, **HX)
+    assert by_the_view.status_code == 304
+    django, status, headers, body = poll(sheet_url + POLL, etag)
+    assert (django.asked, status, body) == (0, "304 Not Modified", b"")
+    assert headers["ETag"] == etag
+    for name in ("Cache-Control", "Vary", "X-Robots-Tag", "X-Content-Type-Options"):
+        assert sorted(headers[name].split(", ")) == sorted(by_the_view[name].split(", "))
+
+
+def test_the_scorers_and_the_viewers_polls_are_both_told_unchanged(scorer, sheet_url, worked):
+    for phone in (scorer, Client()):
+        etag = phone.get(sheet_url + POLL, **HX)["ETag"]
+        assert poll(sheet_url + POLL, etag)[1] == "304 Not Modified"
+        assert poll(sheet_url + POLL, "W/" + etag)[1] == "304 Not Modified"  # compressed
+
+
+def test_the_first_poll_of_an_unchanged_page_is_told_unchanged(scorer, sheet_url, worked):
+    """The page names its sheet's ETag for its first poll: unchanged, nothing is drawn again."""
+    for phone in (scorer, Client()):
+        page = parsed(phone.get(sheet_url, **EN))
+        etag = one(page, "#live")["data-etag"]
+        assert phone.get(sheet_url + POLL, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+        assert poll(sheet_url + POLL, etag)[1] == "304 Not Modified"
+
+
+def test_what_the_phone_says_with_its_poll_does_not_change_its_etag(scorer, sheet_url, worked):
+    """The deal number it shows, whether it is typing: its copy is the sheet at a revision."""
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    typing = sheet_url + "?poll=1&number=2&typing=1"
+    assert scorer.get(typing, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    assert poll(typing, etag)[1] == "304 Not Modified"
+
+
+def test_a_changed_sheet_is_drawn_by_django(scorer, sheet_url, deal_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    scorer.post(deal_url, deal_data(number=2), **HX)
+    kept.forget()  # as a process that last read the match before the save
+    django, status, _headers, body = poll(sheet_url + POLL, etag)
+    assert (django.asked, status, body) == (1, "200 OK", b"drawn by Django")
+
+
+def test_a_new_scorer_link_sends_the_old_scorers_poll_to_django(scorer, match, sheet_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    services.rotate_link(table=match.table, which="scorer")
+    kept.forget()
+    assert poll(sheet_url + POLL, etag)[0].asked == 1
+
+
+def test_anything_but_a_poll_with_the_sheets_etag_goes_to_django(scorer, match, sheet_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    other_match = sheet_url.replace(f"/m/{match.pk}/", f"/m/{match.pk + 1}/")
+    wrong_token = sheet_url.replace(match.table.viewer_token, match.table.scorer_token)
+    for url, tag, extra in (
+        (sheet_url + POLL, '"0123456789abcdef01234567"', {}),  # not the sheet's
+        (sheet_url, etag, {}),  # the page, not a poll
+        (other_match + POLL, etag, {}),
+        (wrong_token + POLL, etag, {}),
+        (sheet_url + POLL, etag, {"HTTP_HOST": "evil.example"}),  # a host not allowed
+    ):
+        assert poll(url, tag, **extra)[0].asked == 1, url
+    assert poll(sheet_url + POLL, etag, method="head")[0].asked == 1
+
+
+def test_the_server_answers_through_it(scorer, sheet_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    environ = RequestFactory().get(sheet_url + POLL, HTTP_IF_NONE_MATCH=etag, **HX).environ
+    statuses = []
+    with connection_kept():
+        body = application(environ, lambda status, headers: statuses.append(status))
+    assert statuses == ["304 Not Modified"] and b"".join(body) == b""
+    environ = RequestFactory().get(sheet_url + POLL, **HX).environ  # no ETag: drawn by Django
+    with connection_kept():
+        answer = application(environ, lambda status, headers: statuses.append(status))
+    assert statuses[-1] == "200 OK" and b'id="deal-1"' in b"".join(answer)
