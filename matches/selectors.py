@@ -66,6 +66,17 @@ def match_state(token: str, match_id: int) -> State | None:
     return State(*found) if found is not None else None
 
 
+def match_states(match_ids: list[int]) -> dict[int, tuple[str, State]]:
+    """The state of each of these matches, with its table's view link, in one query: those
+    of every match a process's phones poll."""
+    if not match_ids:
+        return {}
+    rows = Match.objects.filter(pk__in=match_ids).values_list(
+        "pk", "table__viewer_token", "revision", "table_id", "table__scorer_token"
+    )
+    return {pk: (viewer, State(*state)) for pk, viewer, *state in rows}
+
+
 @dataclass(frozen=True)
 class SideView:
     position: int

@@ -434,12 +434,14 @@ def record_deal(
     idempotency_key: str = "",
     by: str = "",
     action: str = Action.DEAL_RECORDED,
+    side_names: tuple[str, str] | None = None,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made.
     Another phone's deal already at `number` raises DealConflict; nothing is written.
-    `action` is what the log calls it (a deal put back is logged as restored).
+    `action` is what the log calls it (a deal put back is logged as restored). The rules'
+    messages name the sides: `side_names` as the caller showed them, else as stored.
     """
     match = _lock(match)
     keyed = _keyed_entries(match)
@@ -463,7 +465,7 @@ def record_deal(
         raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
     new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
     entries = [*(entry for _, entry in keyed), entry]
-    outcome = match.score(entries, _side_names(match), checked_from=number, new=new)
+    outcome = match.score(entries, side_names or _side_names(match), checked_from=number, new=new)
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(outcome.deals[-1])
     deal.save(force_insert=True)

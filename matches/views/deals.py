@@ -55,7 +55,8 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
             return answer(request, *sheet_and_state(token, match_id), form=form)
         data = form.cleaned_data
         recorded = services.record_deal(match=match, number=data["number"], entry=data["entry"],
-                                        idempotency_key=data["key"], by=by(request))  # fmt: skip
+                                        idempotency_key=data["key"], by=by(request),
+                                        side_names=form.side_names)  # fmt: skip
     except rules.DealInvalid as invalid:
         form.add_rule_errors(invalid)
     except services.DealConflict as conflict:

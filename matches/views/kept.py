@@ -7,15 +7,17 @@ Three things are kept in Django's cache, which the server's processes share: the
 `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}). None holds what is one
 phone's own (its CSRF token, a deal's idempotency key): that is drawn afresh on every answer,
 outside what is kept (base.html's `own` block). And a poll may be told a match is unchanged
-from what this process read a moment ago (`polled_state`).
+from what this process read a moment ago (`polled_state`: every match its phones poll, read together).
 """
 
+import math
 import threading
 import time
 from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 
 from matches import selectors
@@ -83,21 +85,52 @@ def keep_sheet(sheet: selectors.Sheet) -> None:
     cache.set(_shared(key), sheet, KEEP)
 
 
-_polled = _Recent(5000)
+class _Watch:
+    """The state of each match this process's phones poll, all read in one query at most
+    once every POLL_STALE_SECONDS: every phone polls every few seconds, and a query for each
+    poll would cost more than the rest of it. A match not watched yet is read alone."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.lock = size, threading.Lock()
+        self.states: OrderedDict[int, tuple[str, selectors.State]] = OrderedDict()
+        self.read_at = -math.inf
+
+    def state(self, token: str, match_id: int) -> selectors.State | None:
+        with self.lock:
+            now = time.monotonic()
+            if now - self.read_at >= settings.POLL_STALE_SECONDS:
+                self.states = OrderedDict(selectors.match_states(list(self.states)))
+                self.read_at = now
+            found = self.states.get(match_id)
+            if found is not None:
+                self.states.move_to_end(match_id)
+        if found is None:
+            state = selectors.match_state(token, match_id)
+            if state is not None:
+                self._watch(match_id, token, state)
+            return state
+        viewer_token, state = found
+        return state if constant_time_compare(viewer_token, token) else None
+
+    def _watch(self, match_id: int, token: str, state: selectors.State) -> None:
+        with self.lock:
+            self.states[match_id] = (token, state)
+            if len(self.states) > self.size:
+                self.states.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.states.clear()
+            self.read_at = -math.inf
+
+
+_watched = _Watch(5000)
 
 
 def polled_state(token: str, match_id: int) -> selectors.State | None:
     """A match's state for a poll, as this process read it at most POLL_STALE_SECONDS ago:
-    every phone at a table polls every few seconds, and each asking the database would cost
-    more than the rest of a poll. Another phone's change is seen that much later."""
-    key, now = (token, match_id), time.monotonic()
-    read = _polled.get(key)
-    if read is not None and now - read[0] < settings.POLL_STALE_SECONDS:
-        return read[1]
-    state = selectors.match_state(token, match_id)
-    if state is not None:
-        _polled.put(key, (now, state))
-    return state
+    another phone's change is seen that much later."""
+    return _watched.state(token, match_id)
 
 
 def page_key(*depends_on: object) -> tuple:
@@ -108,4 +141,4 @@ def page_key(*depends_on: object) -> tuple:
 def forget() -> None:
     """For the tests: each starts with nothing kept."""
     _sheets.clear()
-    _polled.clear()
+    _watched.clear()

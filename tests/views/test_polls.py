@@ -8,10 +8,11 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from django.test import Client, RequestFactory
 
-from matches import services
+from matches import rules, services
 from matches.views import kept
 from matches.views.polls import UnchangedPolls
 from scoresheet.wsgi import application
+from tests.factories import MatchFactory
 from tests.html import one, parsed
 from tests.views.conftest import deal_data
 
@@ -135,3 +136,30 @@ def test_the_server_answers_through_it(scorer, sheet_url, worked):
     with connection_kept():
         answer = application(environ, lambda status, headers: statuses.append(status))
     assert statuses[-1] == "200 OK" and b'id="deal-1"' in b"".join(answer)
+
+
+def test_the_polls_of_every_match_a_process_watches_cost_one_query_a_second(
+    settings, monkeypatch, django_assert_num_queries
+):
+    settings.POLL_STALE_SECONDS = 1
+    clock = [1000.0]
+    monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
+    matches = [MatchFactory() for _ in range(3)]
+    links = [(match.table.viewer_token, match.pk) for match in matches]
+    with django_assert_num_queries(3):  # each read alone as its first poll comes
+        first = [kept.polled_state(*link) for link in links]
+    clock[0] += 1.0
+    with django_assert_num_queries(1):  # then all together, once a second
+        again = [kept.polled_state(*link) for link in links * 3]
+    assert again == first * 3
+    entry = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+    services.record_deal(match=matches[0], number=1, entry=entry)
+    services.rotate_link(table=matches[1].table, which="viewer")
+    with django_assert_num_queries(0):  # within the second, as read
+        assert kept.polled_state(*links[0]).revision == first[0].revision
+    clock[0] += 1.0
+    with django_assert_num_queries(1):
+        assert kept.polled_state(*links[0]).revision == first[0].revision + 1
+        assert kept.polled_state(*links[1]) is None  # its old view link
+        assert kept.polled_state(*links[2]) == first[2]
+        assert kept.polled_state("not-its-link", matches[2].pk) is None
