@@ -7,7 +7,7 @@ Three things are kept in Django's cache, which the server's processes share: the
 `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}). None holds what is one
 phone's own (its CSRF token, a deal's idempotency key): that is drawn afresh on every answer,
 outside what is kept (base.html's `own` block). And a poll may be told a match is unchanged
-from what this process read a moment ago (`polled_state`: every match its phones poll, read together).
+from what this process read a moment ago (`polled_state`: all the matches polled, in one query).
 """
 
 import math
