@@ -32,6 +32,10 @@ from urllib.parse import urlencode, urlsplit
 HOST = "127.0.0.1"
 RETRY = 0.1
 TIMEOUT = 30.0  # seconds a request may take: then it counts as an error
+# Phones a second that open their sheets before the measured run (over MIN_ARRIVAL seconds at
+# least): an evening's tables do not all sit down in the same few seconds, and 2,000 sheets
+# opened in 10 s would be 200 pages a second on two cores, not an evening.
+ARRIVALS, MIN_ARRIVAL = 100, 10.0
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
 ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
@@ -428,12 +432,12 @@ def run(
     seconds: float,
     mix: Mix,
     *,
-    warm: float = 10.0,
     cpu: Callable[[], float] = lambda: 0.0,
 ) -> Tally:
-    """Join `per_table` phones to each table (not timed); they arrive at their tables within
-    `warm` seconds, then play for `seconds`, timed. The same Table objects may be played
-    again (a longer evening): they know their match. `cpu` reads the server's CPU seconds."""
+    """Join `per_table` phones to each table (not timed); they arrive at their tables,
+    ARRIVALS a second (not timed either), then play for `seconds`, timed. The same Table
+    objects may be played again (a longer evening): they know their match. `cpu` reads the
+    server's CPU seconds."""
     tally, rng = Tally(), random.Random(7)
 
     async def evening() -> None:
@@ -442,7 +446,9 @@ def run(
             table.phones = [
                 Seat(port, table, tally, random.Random(rng.random())) for _ in range(per_table)
             ]
-        await _join_all([seat for table in tables for seat in table.phones])
+        seats = [seat for table in tables for seat in table.phones]
+        await _join_all(seats)
+        warm = max(MIN_ARRIVAL, len(seats) / ARRIVALS)
         loop = asyncio.get_running_loop()
         tally.measured_from = time.monotonic() + warm
         until = tally.measured_from + seconds

@@ -223,6 +223,8 @@ def _backend(result: dict, setup: dict) -> str:
 
 def render(results: list[dict], found, setup: dict) -> str:
     seconds, knee_seconds, knee_ms = setup["phones"]["seconds"]
+    arrivals, least = setup["phones"]["arrivals"]
+    arrival_2000 = max(least, 2000 / arrivals)
     (evening, evening_ms), (stress, stress_ms) = setup["phones"]["budgets"].values()
     view_s, floor_s, warm_s, rounds = setup["seconds"]
     method = f"""\
@@ -273,12 +275,14 @@ to run, by half or more: compare each view with the floor measured just before i
   process; each phone keeps its connection while the server keeps it open (5 s, longer than
   a poll's 3 s), as a browser does, and each request is timed from its first byte (a new
   connection's, when one is opened) to its answer's last; a phone's cookies and CSRF token
-  travel with it. The phones join first (not timed), then arrive at their tables within
-  10 s (not timed) before the measured run. Two mixes, each at growing numbers of phones: its
-  budget's size for {seconds} s, the others for {knee_seconds} s, going on past the budget's
+  travel with it. The phones join first (not timed), then open their sheets, {arrivals} a
+  second (not timed: {arrival_2000:.0f} s for 2,000 phones), before the measured run. Two
+  mixes, each at growing numbers of phones: its budget's size for {seconds} s, the others for
+  {knee_seconds} s, going on past the budget's
   size until p99 reaches {knee_ms} ms (the knee). The **evening** ({evening:,} phones: p99 <
   {evening_ms} ms): tables of 4 phones, each polling every 3 s as the page does
-  (`?poll=1&number=N&typing=0` with `If-None-Match`); about every 2 minutes one phone of the
+  (`?poll=1&number=N&typing=0` with `If-None-Match`: the ETag the page names, then the last
+  answer's); about every 2 minutes one phone of the
   table enters its next deal; when the rules decide a match, a phone that sees it taps End
   match, then Rematch, and the others open the rematch from their sheet; now and then (about
   every 2 minutes a table) a phone leaves and another joins with the scorer link. Each table

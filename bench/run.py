@@ -571,7 +571,11 @@ def main() -> int:
         "seconds": (WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS, ROUNDS),
         "finished": FINISHED,
         "export_deals": EXPORT_DEALS,
-        "phones": {"seconds": (PHONE_SECONDS, KNEE_SECONDS, KNEE_MS), "budgets": PHONE_BUDGETS},
+        "phones": {
+            "seconds": (PHONE_SECONDS, KNEE_SECONDS, KNEE_MS),
+            "budgets": PHONE_BUDGETS,
+            "arrivals": (phones.ARRIVALS, phones.MIN_ARRIVAL),
+        },
         "notes": notes,
     }
     (ROOT / "docs").mkdir(exist_ok=True)
