@@ -1,7 +1,8 @@
-"""The schema: tables, players, matches, sides, deals and the change log.
+"""The schema: tables, players, matches, sides, deals, the change log and the rate limits' counts.
 
-It replaces the migrations of the first releases (0001 to 0010): a database migrated to 0010
-upgrades with nothing to run. An older one migrates to 0010 with that release first.
+It replaces the migrations of the releases before it (0001_squashed_0010 to 0009): a database
+migrated to 0009 upgrades with nothing to run. An older one migrates to 0009 with the release
+before this one first.
 """
 
 import django.db.models.deletion
@@ -17,22 +18,35 @@ class Migration(migrations.Migration):
     initial = True
 
     replaces = [
-        ('matches', '0001_initial'),
-        ('matches', '0002_match_stopped_undecided'),
-        ('matches', '0003_deal_restored_in_the_log'),
-        ('matches', '0004_match_next_match'),
-        ('matches', '0005_rematch_only_when_closed'),
-        ('matches', '0006_change_match_latest'),
-        ('matches', '0007_log_player_renamed_and_merged'),
-        ('matches', '0008_sides_spelled_as_their_players'),
-        ('matches', '0009_match_decided'),
-        ('matches', '0010_match_decided_for'),
+        ('matches', '0001_squashed_0010_match_decided_for'),
+        ('matches', '0002_match_stats'),
+        ('matches', '0003_match_stats_from_deals'),
+        ('matches', '0004_table_revision'),
+        ('matches', '0005_match_table_revision_index'),
+        ('matches', '0006_change_idempotency_key'),
+        ('matches', '0007_counted'),
+        ('matches', '0008_table_rotation'),
+        ('matches', '0009_match_declarations_allowed'),
     ]
 
     dependencies = [
     ]
 
     operations = [
+        migrations.CreateModel(
+            name='Counted',
+            fields=[
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('scope', models.CharField(max_length=32)),
+                ('address', models.CharField(max_length=64)),
+                ('window', models.BigIntegerField()),
+                ('count', models.PositiveIntegerField(default=0)),
+            ],
+            options={
+                'indexes': [models.Index(fields=['window'], name='counted_window')],
+                'constraints': [models.UniqueConstraint(fields=('scope', 'address', 'window'), name='counted_once')],
+            },
+        ),
         migrations.CreateModel(
             name='Table',
             fields=[
@@ -41,6 +55,9 @@ class Migration(migrations.Migration):
                 ('scorer_token', models.CharField(default=matches.models.new_token, max_length=64, unique=True)),
                 ('viewer_token', models.CharField(default=matches.models.new_token, max_length=64, unique=True)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                ('revision', models.PositiveIntegerField(default=1)),
+                ('rotation', models.CharField(blank=True, db_default='', default='', max_length=64)),
+                ('rotated_from', models.CharField(blank=True, db_default='', default='', max_length=64)),
             ],
             options={
                 'constraints': [models.CheckConstraint(condition=models.Q(('name__regex', '\\S')), name='table_name_not_blank'), models.CheckConstraint(condition=models.Q(('scorer_token', models.F('viewer_token')), _negated=True), name='table_tokens_differ')],
@@ -64,6 +81,7 @@ class Migration(migrations.Migration):
                 ('line', models.PositiveSmallIntegerField(default=21, verbose_name='line')),
                 ('tie_rule', models.CharField(choices=[('higher_total', 'Higher total wins; equal totals play another deal'), ('another_deal', 'Always play another deal')], default='higher_total', max_length=20, verbose_name='tie rule')),
                 ('claims_allowed', models.BooleanField(default=False, verbose_name='claims allowed')),
+                ('declarations_allowed', models.BooleanField(db_default=True, default=True, verbose_name='declarations allowed')),
                 ('players_per_side', models.PositiveSmallIntegerField(default=2)),
                 ('first_dealer', models.PositiveSmallIntegerField(default=0)),
                 ('status', models.CharField(choices=[('in_progress', 'In progress'), ('finished', 'Finished'), ('abandoned', 'Stopped, undecided')], default='in_progress', max_length=20)),
@@ -74,6 +92,13 @@ class Migration(migrations.Migration):
                 ('total_0', models.PositiveIntegerField(default=0)),
                 ('total_1', models.PositiveIntegerField(default=0)),
                 ('decided_for', models.PositiveSmallIntegerField(blank=True, null=True)),
+                ('deal_count', models.PositiveIntegerField(default=0)),
+                ('declarations_0', models.PositiveIntegerField(default=0)),
+                ('declarations_1', models.PositiveIntegerField(default=0)),
+                ('declared_0', models.PositiveIntegerField(default=0)),
+                ('declared_1', models.PositiveIntegerField(default=0)),
+                ('sweeps_0', models.PositiveIntegerField(default=0)),
+                ('sweeps_1', models.PositiveIntegerField(default=0)),
                 ('revision', models.PositiveIntegerField(default=1)),
                 ('next_match', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='previous_match', to='matches.match')),
                 ('table', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='matches.table')),
@@ -96,7 +121,7 @@ class Migration(migrations.Migration):
                 ('points_0', models.PositiveSmallIntegerField(verbose_name='points (side 1)')),
                 ('points_1', models.PositiveSmallIntegerField(verbose_name='points (side 2)')),
                 ('version', models.PositiveIntegerField(default=1)),
-                ('idempotency_key', models.CharField(blank=True, default='', max_length=64)),
+                ('idempotency_key', models.CharField(blank=True, db_default='', default='', max_length=64)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deals', to='matches.match')),
             ],
@@ -115,6 +140,7 @@ class Migration(migrations.Migration):
                 ('deal_number', models.PositiveIntegerField(blank=True, null=True)),
                 ('old', models.JSONField(blank=True, null=True)),
                 ('new', models.JSONField(blank=True, null=True)),
+                ('idempotency_key', models.CharField(blank=True, db_default='', default='', max_length=64)),
                 ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='changes', to='matches.match')),
             ],
             options={
@@ -149,6 +175,10 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name='match',
             index=models.Index(fields=['table', 'status', '-started_at'], name='matches_mat_table_i_8e46e3_idx'),
+        ),
+        migrations.AddIndex(
+            model_name='match',
+            index=models.Index(fields=['table', 'revision'], name='match_table_revision'),
         ),
         migrations.AddConstraint(
             model_name='match',
