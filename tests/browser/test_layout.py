@@ -63,7 +63,9 @@ def create_italian(page) -> None:
     page.locator("input[name=name]").first.fill("Bar Sport")
     page.locator("input[name=name]").first.press("Enter")
     page.locator("a[href$='/matches/new']").first.click()
-    for field, name in zip(page.locator("input[list=known-players]").all(), NAMES, strict=True):
+    fields = page.locator("input[list=known-players]")
+    expect(fields).to_have_count(len(NAMES))  # the new-match page is loaded (all() waits not)
+    for field, name in zip(fields.all(), NAMES, strict=True):
         field.fill(name)
     page.locator("input[name=line]").fill("41")
     page.locator("#new-match button[type=submit]").click()

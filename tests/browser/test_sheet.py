@@ -22,6 +22,7 @@ def create_table_and_match(
         page.get_by_label("Two players (Tressette in due)").check()
     fields = page.locator("input[list=known-players]")
     names = names or (["Alice", "Carla", "Beppe", "Dino"] if pair else ["Alice", "", "Beppe", ""])
+    expect(fields).to_have_count(len(names))  # the new-match page is loaded (all() waits not)
     # Field order on the page: side 1 first player, partner, side 2 first player, partner.
     for field, name in zip(fields.all(), names, strict=True):
         if name:
