@@ -15,7 +15,6 @@ from django.conf import settings
 from django.core import signals
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import DatabaseError
 from django.utils.cache import parse_etags
 from django_htmx.middleware import HtmxDetails
 
@@ -61,6 +60,8 @@ class UnchangedPolls:
         signals.request_started.send(sender=self.__class__, environ=environ)
         try:
             return unchanged(WSGIRequest(environ), token, int(match_id))
+        except Exception:  # a request it cannot read, a database error: not its to answer
+            return None  # Django answers it, in words, as any request
         finally:
             signals.request_finished.send(sender=self.__class__)
 
@@ -73,10 +74,7 @@ def unchanged(request: WSGIRequest, token: str, match_id: int) -> str | None:
         request.get_host()  # an allowed host only, as Django checks
     except DisallowedHost:
         return None
-    try:
-        state = kept.polled_state(token, match_id)
-    except DatabaseError:
-        return None
+    state = kept.polled_state(token, match_id)
     if state is None:
         return None
     sent = {tag.removeprefix("W/") for tag in parse_etags(request.META["HTTP_IF_NONE_MATCH"])}

@@ -163,3 +163,13 @@ def test_the_polls_of_every_match_a_process_watches_cost_one_query_a_second(
         assert kept.polled_state(*links[1]) is None  # its old view link
         assert kept.polled_state(*links[2]) == first[2]
         assert kept.polled_state("not-its-link", matches[2].pk) is None
+
+
+def test_a_poll_it_cannot_read_is_answered_by_django_in_words(scorer, sheet_url, worked):
+    etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
+    fields = "&".join(f"f{n}=1" for n in range(1200))  # past DATA_UPLOAD_MAX_NUMBER_FIELDS
+    environ = RequestFactory().get(f"{sheet_url}?poll=1&{fields}", HTTP_IF_NONE_MATCH=etag, **HX)
+    answered = []
+    with connection_kept():
+        body = b"".join(application(environ.environ, lambda status, h: answered.append(status)))
+    assert answered == ["400 Bad Request"] and b"<html" in body.lower()
