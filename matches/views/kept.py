@@ -23,6 +23,7 @@ from django.utils.translation import get_language
 from matches import selectors
 
 SHEETS = 500  # sheets a process keeps: those of the tables playing now
+WATCH_IDLE = 60.0  # seconds after its last poll a match's state is no longer read
 KEEP = 60 * 60  # seconds a drawn page or part is kept (a newer revision has another key)
 
 
@@ -88,35 +89,43 @@ def keep_sheet(sheet: selectors.Sheet) -> None:
 class _Watch:
     """The state of each match this process's phones poll, all read in one query at most
     once every POLL_STALE_SECONDS: every phone polls every few seconds, and a query for each
-    poll would cost more than the rest of it. A match not watched yet is read alone."""
+    poll would cost more than the rest of it. A match not watched yet, or asked for through
+    another view link (a new one), is read alone; one not polled for WATCH_IDLE seconds is no
+    longer read."""
 
     def __init__(self, size: int) -> None:
         self.size, self.lock = size, threading.Lock()
-        self.states: OrderedDict[int, tuple[str, selectors.State]] = OrderedDict()
+        # By match: its view link, its state, when a phone last asked (least recent first).
+        self.states: OrderedDict[int, tuple[str, selectors.State, float]] = OrderedDict()
         self.read_at = -math.inf
 
     def state(self, token: str, match_id: int) -> selectors.State | None:
         with self.lock:
             now = time.monotonic()
             if now - self.read_at >= settings.POLL_STALE_SECONDS:
-                self.states = OrderedDict(selectors.match_states(list(self.states)))
-                self.read_at = now
+                self._read_all(now)
             found = self.states.get(match_id)
-            if found is not None:
+            if found is not None and constant_time_compare(found[0], token):
+                self.states[match_id] = (token, found[1], now)
                 self.states.move_to_end(match_id)
-        if found is None:
-            state = selectors.match_state(token, match_id)
-            if state is not None:
-                self._watch(match_id, token, state)
-            return state
-        viewer_token, state = found
-        return state if constant_time_compare(viewer_token, token) else None
+                return found[1]
+        state = selectors.match_state(token, match_id)
+        if state is not None:
+            with self.lock:
+                self.states[match_id] = (token, state, now)
+                self.states.move_to_end(match_id)
+                if len(self.states) > self.size:
+                    self.states.popitem(last=False)
+        return state
 
-    def _watch(self, match_id: int, token: str, state: selectors.State) -> None:
-        with self.lock:
-            self.states[match_id] = (token, state)
-            if len(self.states) > self.size:
-                self.states.popitem(last=False)
+    def _read_all(self, now: float) -> None:
+        asked = [(match_id, at) for match_id, (_, _, at) in self.states.items()
+                 if now - at < WATCH_IDLE]  # fmt: skip
+        read = selectors.match_states([match_id for match_id, _ in asked])
+        self.states = OrderedDict(
+            (match_id, (*read[match_id], at)) for match_id, at in asked if match_id in read
+        )
+        self.read_at = now
 
     def clear(self) -> None:
         with self.lock:

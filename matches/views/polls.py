@@ -4,22 +4,26 @@ Every phone at a table polls its sheet every few seconds, and almost every poll 
 unchanged: going through the whole middleware stack to say so cost the server about three
 times what the answer needs. `UnchangedPolls` wraps the WSGI application: a poll whose
 If-None-Match is the sheet's ETag as it stands (the same `etag` the view sends) is answered
-here; anything else goes on to Django. A phone's role and language are those its sheet was
-drawn for (a phone that joins or switches language loads the page anew).
+here, for the phone's role and language as the session and the locale would say them;
+anything else goes on to Django.
 """
 
 import hashlib
 import re
+from importlib import import_module
 
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.wsgi import WSGIRequest
+from django.http import QueryDict
+from django.utils import translation
 from django.utils.cache import parse_etags
 from django_htmx.middleware import HtmxDetails
 
 from matches import selectors
 from matches.views import kept
+from matches.views.access import joined_with
 
 POLLED = "poll"  # a poll's query, for its ETag: the phone's own values in it change nothing
 POLL = re.compile(r"/t/(?P<token>[A-Za-z0-9_-]{1,64})/m/(?P<match_id>[0-9]{1,18})/")
@@ -35,11 +39,18 @@ HEADERS = [
 def etag(match_id: int, state: selectors.State, scorer: bool, language: str, htmx: bool,
          query: str = POLLED) -> str:  # fmt: skip
     """Changes with the match's revision and whatever else changes the answer: the role (a
-    new scorer link changes every scorer's), the language, HTMX and the page's query. A poll
-    is answered with the sheet at its revision, whatever the phone says with it (the deal it
-    shows, whether it is typing): a phone whose copy is of that revision is told unchanged."""
+    new scorer link changes every scorer's), the language, HTMX and the page's query (for a
+    poll, what `polled` keeps of it)."""
     parts = [match_id, state.revision, state.scorer_token if scorer else "", language, htmx, query]
     return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
+
+
+def polled(query: QueryDict) -> str:
+    """What of a poll's query changes its answer. Not the deal number the phone shows while
+    it is not typing (its copy is the sheet at a revision); while it types, that number, so
+    that a phone whose deal another phone took is told so, whatever it was answered before
+    (an answer's entry form is not swapped in over a deal being typed)."""
+    return f"{POLLED}:{query.get('number', '')}" if query.get("typing") == "1" else POLLED
 
 
 class UnchangedPolls:
@@ -77,11 +88,12 @@ def unchanged(request: WSGIRequest, token: str, match_id: int) -> str | None:
     state = kept.polled_state(token, match_id)
     if state is None:
         return None
+    # This phone's role and language, as the session and locale middleware would find them.
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(
+        request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    )
+    scorer = joined_with(request, state.table_id, state.scorer_token)
+    language = translation.get_language_from_request(request)
+    tag = etag(match_id, state, scorer, language, bool(HtmxDetails(request)), polled(request.GET))
     sent = {tag.removeprefix("W/") for tag in parse_etags(request.META["HTTP_IF_NONE_MATCH"])}
-    htmx = bool(HtmxDetails(request))
-    for language, _name in settings.LANGUAGES:
-        for scorer in (False, True):
-            tag = etag(match_id, state, scorer, language, htmx)
-            if tag in sent:
-                return tag
-    return None
+    return tag if tag in sent else None

@@ -163,6 +163,10 @@ def _context(
         "deleted_elsewhere": deleted,
         "stale_entry": typing and not deleted and shown != str(sheet.next_number),
     }
+    # What the page's first poll says it holds (the sheet drawn, which may be newer than
+    # `state`): unchanged since, it is answered 304.
+    shown_state = replace(state, revision=sheet.revision)
+    poll_etag = polls.etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
     # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
     return {
         **own,
@@ -172,8 +176,7 @@ def _context(
         else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
         "sheet": sheet,
         "can_score": scorer,
-        # What the page's first poll says it holds: unchanged since, it is answered 304.
-        "poll_etag": polls.etag(sheet.match_id, state, scorer, get_language(), htmx=True),
+        "poll_etag": poll_etag,
         "form": form or SimpleLazyObject(partial(entry_form, sheet)),
         "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
@@ -225,7 +228,7 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if state is None:
         raise Http404
     scorer = joined_with(request, state.table_id, state.scorer_token)
-    query = polls.POLLED if polled else request.META.get("QUERY_STRING", "")
+    query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
     etag = polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
     if (unchanged := get_conditional_response(request, etag=etag)) is not None:
         return unchanged
