@@ -14,6 +14,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
+from scoresheet.scripts import LOADER_HASH
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -257,10 +259,11 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
-# A strict policy: scripts only from here and with the per-response nonce.
+# A strict policy: scripts only from here, and the one inline script that loads them (by its hash:
+# pages hold no nonce, and parts of them are kept).
 SECURE_CSP = {
     "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF],  # no inline script: pages hold no nonce, and parts of them are kept
+    "script-src": [CSP.SELF, LOADER_HASH],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],

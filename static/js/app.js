@@ -1,11 +1,13 @@
 // Small enhancements for every page; everything works without them.
 (function () {
   "use strict";
+  // The scripts are fetched once the page is drawn (scoresheet/scripts.py): what they do to
+  // the page as drawn starts once all of them have run.
+  function ready(run) { document.addEventListener("scripts:ran", run); }
+
   // Installable and offline-aware: register the service worker (pages are never served stale).
   if ("serviceWorker" in navigator) {
-    window.addEventListener("load", function () {
-      navigator.serviceWorker.register("/sw.js").catch(function () {});
-    });
+    navigator.serviceWorker.register("/sw.js").catch(function () {});
   }
 
   // Every HTMX request carries this page's CSRF token, from the phone's own part of the page
@@ -44,7 +46,7 @@
       window.history.replaceState(window.history.state, "", url);
     }
   }
-  document.addEventListener("DOMContentLoaded", function () {
+  ready(function () {
     focusError();
     forgetDone();
   });
@@ -204,7 +206,7 @@
   }
   document.addEventListener("htmx:sendError", notSent);
   document.addEventListener("htmx:responseError", notSent);
-  document.addEventListener("DOMContentLoaded", function () {
+  ready(function () {
     draftsDrawn(document, drawnAgain());
   });
   // A form whose answer draws its parts again with the same forms to fill in (the match's
@@ -228,7 +230,7 @@
   });
 
   // Share a link through the phone's own share sheet, where there is one.
-  document.addEventListener("DOMContentLoaded", function () {
+  ready(function () {
     if (!navigator.share) return;
     document.querySelectorAll("[data-share]").forEach(function (button) { button.hidden = false; });
   });
@@ -263,7 +265,7 @@
     label.textContent = field.value.trim() || label.dataset.seatLabel;
   }
   document.addEventListener("input", function (event) { nameSeat(event.target); });
-  document.addEventListener("DOMContentLoaded", function () {
+  ready(function () {
     document.querySelectorAll("#new-match input[name^=player_]").forEach(nameSeat);
   });
 })();

@@ -187,7 +187,7 @@
       wake(event.target.checked);
     }
   });
-  document.addEventListener("DOMContentLoaded", followMatch);
+  document.addEventListener("scripts:ran", followMatch); // scoresheet/scripts.py
   document.addEventListener("htmx:afterSettle", followMatch);
 
   // An open history follows the sheet: what a save here or a poll brought is listed at once.
@@ -206,10 +206,10 @@
     }, 0);
   });
 
-  // Offline at the table (offline.js): fetched once the page has loaded, not to weigh on its
-  // first load; the service worker keeps it for when there is no connection.
+  // Offline at the table (offline.js): fetched after this file, itself fetched once the page
+  // was drawn; the service worker keeps it for when there is no connection.
   // Its words in the page's language come first.
-  window.addEventListener("load", function () {
+  (function () {
     var sheet = document.getElementById("sheet");
     if (!sheet || !window.indexedDB) return;
     function load(src, then) {
@@ -219,7 +219,7 @@
       document.head.appendChild(script);
     }
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
-  });
+  })();
 
   document.addEventListener("visibilitychange", function () {
     var toggle = document.getElementById("wake");

@@ -55,11 +55,34 @@ def new_phone(browser, live_server):
         context = browser.new_context(base_url=live_server.url, **{**PHONE, **overrides})
         context.set_default_timeout(10_000)
         contexts.append(context)
-        return context.new_page()
+        return scripted(context.new_page())
 
     yield open_phone
     for context in contexts:
         context.close()
+
+
+SCRIPTED = "html[data-scripted]"
+
+
+def scripts_ran(page) -> None:
+    """Wait for the page's scripts: they are fetched once it is drawn (scoresheet/scripts.py)."""
+    page.locator(SCRIPTED).wait_for(state="attached")
+
+
+def scripted(page):
+    """A page's scripts are fetched once it is drawn (scoresheet/scripts.py): here opening or
+    reloading a page returns once they have run, as a person's first tap comes after them."""
+    for name in ("goto", "reload", "go_back"):
+        navigate = getattr(page, name)
+
+        def wait_for_scripts(*args, navigate=navigate, **kwargs):
+            response = navigate(*args, **kwargs)
+            scripts_ran(page)
+            return response
+
+        setattr(page, name, wait_for_scripts)
+    return page
 
 
 @pytest.fixture

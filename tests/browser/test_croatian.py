@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from matches import services
 from matches.models import Match
+from tests.browser.conftest import scripts_ran
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +34,7 @@ def new_match(page, house_line: str) -> None:
     page.get_by_role("button", name=house_line).click()
     page.locator("#new-match button[type=submit]").click()
     expect(page.locator("#deal-form")).to_be_visible()
-    page.wait_for_load_state("load")
+    scripts_ran(page)
 
 
 def save(page, card_points: int, declared: str = "") -> None:

@@ -1,6 +1,8 @@
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import scripts_ran
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -15,7 +17,7 @@ def test_a_form_sent_back_whole_brings_its_error_into_sight(phone):
     phone.set_viewport_size({"width": 360, "height": 400})
     phone.goto("/")
     phone.get_by_role("button", name="Create table").click()
-    phone.wait_for_load_state("load")
+    scripts_ran(phone)
     assert phone.evaluate("document.activeElement.id") == "id_name"
     error = phone.get_by_text("Give the table a name")
     expect(error).to_be_in_viewport()

@@ -5,6 +5,7 @@ nothing scrolling sideways. At 360x740 and 412x915, in Italian and English."""
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import scripts_ran
 from tests.browser.test_sheet import create_table_and_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -70,7 +71,7 @@ def create_italian(page) -> None:
     page.locator("input[name=line]").fill("41")
     page.locator("#new-match button[type=submit]").click()
     expect(page.locator("#deal-form")).to_be_visible()
-    page.wait_for_load_state("load")
+    scripts_ran(page)
 
 
 def test_a_link_goes_to_the_table_s_chat_through_the_phone_s_share_sheet(new_phone):

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.models import Change, Deal, Match
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, scripted, scripts_ran
 from tests.browser.test_sheet import create_table_and_match, enter_deal, totals
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -14,7 +14,7 @@ def ready_offline(page):
     """The service worker controls the page and keeps a copy of this sheet."""
     page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller")
     page.reload()
-    page.wait_for_load_state("load")
+    scripts_ran(page)
     page.wait_for_function("window.caches && caches.has('tressette-sheets')")
     page.wait_for_function("document.querySelector('script[src*=offline]') !== null")
 
@@ -185,7 +185,7 @@ def test_the_queue_survives_closing_the_browser(browser, live_server, tmp_path):
         return context
 
     context = open_browser()
-    phone = context.pages[0]
+    phone = scripted(context.pages[0])
     create_table_and_match(phone, line="41")
     sheet = phone.url
     ready_offline(phone)
@@ -195,7 +195,7 @@ def test_the_queue_survives_closing_the_browser(browser, live_server, tmp_path):
     context.close()
 
     context = open_browser()
-    phone = context.pages[0]
+    phone = scripted(context.pages[0])
     context.set_offline(True)
     phone.goto(sheet)
     expect(phone.locator("#offline-copy")).to_be_visible()
@@ -210,9 +210,8 @@ def test_two_tabs_coming_online_at_once_store_each_deal_once(new_phone):
     phone = new_phone()
     create_table_and_match(phone, line="41")
     ready_offline(phone)
-    tab = phone.context.new_page()
+    tab = scripted(phone.context.new_page())
     tab.goto(phone.url)
-    tab.wait_for_load_state("load")
     phone.context.set_offline(True)
     for points in (6, 5, 7):
         enter_deal(phone, points)

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from matches import rules, services
 from matches.models import Deal, Match
+from tests.browser.conftest import scripts_ran
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +35,7 @@ def create_table_and_match(
         page.get_by_label("Claims allowed", exact=False).check()
     page.get_by_role("button", name="Start match").click()
     expect(page.get_by_role("heading", name="Deal 1")).to_be_visible()
-    page.wait_for_load_state("load")  # the sheet's script listens before anything is typed
+    scripts_ran(page)  # the sheet's script listens before anything is typed
 
 
 def enter_deal(page, a, da="", db="", kind=None, side=None):
@@ -371,7 +372,7 @@ def test_the_seats_keep_their_names_when_the_form_comes_back_with_an_error(phone
 def change_language(page, language):
     page.locator("#language").select_option(language)
     page.locator("form.language button").click()
-    page.wait_for_load_state("load")
+    scripts_ran(page)
 
 
 def draft_kept(page):

@@ -14,6 +14,7 @@ from django.db import OperationalError, close_old_connections
 from django.test import RequestFactory
 
 from matches import rules
+from tests.html import parsed
 
 
 @pytest.mark.parametrize(
@@ -22,9 +23,9 @@ from matches import rules
 def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_language(
     client, db, language, name
 ):
-    html = client.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    page = parsed(client.get("/", HTTP_ACCEPT_LANGUAGE=language))
     href = f"/manifest.{language}.webmanifest"
-    assert f'<link rel="manifest" href="{href}">' in html
+    assert page.select_one("script[data-manifest]")["data-manifest"] == href  # linked once drawn
     response = client.get(href, HTTP_ACCEPT_LANGUAGE="fr")  # the address decides, not the phone
     assert response["Content-Type"] == "application/manifest+json"
     assert "public" in response["Cache-Control"]
@@ -48,9 +49,13 @@ def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_languag
 
 
 def test_every_page_links_the_manifest_and_registers_the_service_worker(client, db):
-    html = client.get("/").content.decode()
-    assert 'rel="manifest"' in html
-    assert "js/app.js" in html
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="en")
+    loader = parsed(page).select_one("script[data-src]")  # scoresheet/scripts.py
+    assert loader["data-manifest"] == "/manifest.en.webmanifest"
+    assert [url.split("/")[-1].split(".")[0] for url in loader["data-src"].split()] == [
+        "htmx-2",
+        "app",
+    ]  # app.js registers the service worker
 
 
 def test_the_service_worker_is_served_from_the_root_and_never_caches_pages(client, db):
