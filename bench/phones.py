@@ -339,6 +339,8 @@ class Seat:
             found = REFUSAL.search(text)
             outcome = f"refused: {found.group(1).strip() if found else 'no message found'}"
         self.tally.outcomes[f"save {outcome}"] += 1
+        if found := ETAG.search(text):  # the sheet drawn afresh: its polls name it (sheet.js)
+            self.etag = html.unescape(found.group(1))
         again = self.rng.random() < RETRY
         if again and await self.call("save", "POST", self.sheet + "deals", form) is not None:
             self.tally.outcomes["save sent again"] += 1

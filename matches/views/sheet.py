@@ -222,20 +222,35 @@ def sheet_and_state(token: str, match_id: int, state: selectors.State | None = N
 @table_page
 @require_safe
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    """The sheet. Polled every few seconds by each phone: unchanged, it answers 304."""
+    """The sheet. Polled every few seconds by each phone: unchanged, it answers 304, as this
+    process saw the match a moment ago (kept.polled_state). Otherwise the sheet is drawn as
+    it stands now, never older than what the phone holds (its own save drew a newer one)."""
     polled = "poll" in request.GET
+    query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
     state = (kept.polled_state if polled else selectors.match_state)(token, match_id)
+    unchanged = state and _unchanged(request, match_id, state, query)
+    if polled and unchanged is None and "If-None-Match" in request.headers:
+        state = selectors.match_state(token, match_id)  # the phone's sheet may be newer
+        unchanged = state and _unchanged(request, match_id, state, query)
     if state is None:
         raise Http404
-    scorer = joined_with(request, state.table_id, state.scorer_token)
-    query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
-    etag = polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
-    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
+    if unchanged is not None:
         return unchanged
     sheet, state = sheet_and_state(token, match_id, state)
     response = answer(request, sheet, state, notice=_said(request, sheet))
-    response["ETag"] = etag
+    response["ETag"] = _etag(request, match_id, state, query)
     return response
+
+
+def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: str) -> str:
+    scorer = joined_with(request, state.table_id, state.scorer_token)
+    return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
+
+
+def _unchanged(
+    request: HttpRequest, match_id: int, state: selectors.State, query: str
+) -> HttpResponse | None:
+    return get_conditional_response(request, etag=_etag(request, match_id, state, query))
 
 
 def after_change(request: HttpRequest, match: Match, notice: Notice, **said: int) -> HttpResponse:

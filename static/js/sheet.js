@@ -3,8 +3,9 @@
   "use strict";
   var lastEtag = null;
 
-  // Polls carry the ETag of the last answer (the first, the one the page was drawn with): an
-  // unchanged sheet answers 304 and is not swapped.
+  // Polls carry the ETag of the last poll's answer, or the one the sheet was drawn with (the
+  // page's, or that of the parts this phone's own save or action brought): an unchanged sheet
+  // answers 304 and is not swapped.
   document.addEventListener("htmx:configRequest", function (event) {
     var tag = event.detail.elt.id === "live" && (lastEtag || event.detail.elt.dataset.etag);
     if (tag) event.detail.headers["If-None-Match"] = tag;
@@ -14,6 +15,8 @@
     if (window.requestOrigin(event).id === "live") {
       var tag = event.detail.xhr.getResponseHeader("ETag");
       if (tag) lastEtag = tag;
+    } else if (event.detail.successful) {
+      lastEtag = null; // another answer drew the sheet afresh: #live names its ETag
     }
   });
   // A poll that brought a change says the totals in a sentence, for a screen reader (this

@@ -103,6 +103,17 @@ def test_a_broken_rule_is_shown_inline_and_nothing_is_saved(phone):
     assert Deal.objects.count() == 0
 
 
+def test_after_its_own_save_the_phone_is_told_the_sheet_is_unchanged(phone):
+    """The save's answer drew the sheet afresh: the next poll names that sheet, and the server
+    answers 304 rather than drawing it again."""
+    create_table_and_match(phone)
+    enter_deal(phone, 8)
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    with phone.expect_request(lambda request: "poll=1" in request.url) as polled:
+        pass
+    assert polled.value.response().status == 304
+
+
 def test_two_phones_share_a_match(new_phone):
     first = new_phone()
     create_table_and_match(first)

@@ -134,6 +134,21 @@ def test_a_changed_sheet_is_drawn_by_django(scorer, sheet_url, deal_url, worked)
     assert (django.asked, status, body) == (1, "200 OK", b"drawn by Django")
 
 
+def test_a_phones_own_save_is_polled_unchanged_where_the_match_was_seen_before_it(
+    settings, scorer, sheet_url, deal_url, worked
+):
+    """The save drew the sheet at its revision, and #live names that ETag: a process whose
+    watch still holds the revision before reads the match afresh and answers 304, rather than
+    drawing the older sheet over the newer."""
+    settings.POLL_STALE_SECONDS = 3600  # the watch keeps what it read for the whole test
+    scorer.get(sheet_url + POLL, **HX)  # watched, at the revision before the save
+    saved = parsed(scorer.post(deal_url, deal_data(number=2), **HX))
+    etag = one(saved, "#live")["data-etag"]
+    assert scorer.get(sheet_url + POLL, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    django, status, _headers, _body = poll(scorer, sheet_url + POLL, etag)
+    assert (django.asked, status) == (1, "200 OK")  # not told unchanged before Django
+
+
 def test_a_new_scorer_link_sends_the_old_scorers_poll_to_django(scorer, match, sheet_url, worked):
     etag = scorer.get(sheet_url + POLL, **HX)["ETag"]
     services.rotate_link(table=match.table, which="scorer")
