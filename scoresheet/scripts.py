@@ -3,8 +3,8 @@ shows the sheet before its scripts arrive (a page works without them: its forms 
 redirect).
 One inline script, the same on every page, loads them in order from its `data-src`; the policy
 allows it by its hash (settings.SECURE_CSP), so no page holds a nonce. Once the last one has
-run, the page's root says so (`data-scripted`: the browser tests wait for it) and the event
-`scripts:ran` starts what the scripts do to the page as drawn, in their order."""
+run, the event `scripts:ran` starts what the scripts do to the page as drawn, in their order,
+and then the page's root says so (`data-scripted`: the browser tests wait for it)."""
 
 from base64 import b64encode
 from hashlib import sha256
@@ -18,8 +18,8 @@ LOADER = (
     "function run(){if(done)return;done=true;var urls=me.dataset.src.split(' ');"
     "urls.forEach(function(url,i){var s=document.createElement('script');"
     "s.src=url;s.async=false;"
-    "if(i===urls.length-1)s.onload=function(){document.documentElement.dataset.scripted='';"
-    "document.dispatchEvent(new Event('scripts:ran'))};"
+    "if(i===urls.length-1)s.onload=function(){document.dispatchEvent(new Event('scripts:ran'));"
+    "document.documentElement.dataset.scripted=''};"
     "document.head.appendChild(s)});"
     "var m=document.createElement('link');m.rel='manifest';m.href=me.dataset.manifest;"
     "document.head.appendChild(m)}"

@@ -82,7 +82,7 @@ def test_a_link_goes_to_the_table_s_chat_through_the_phone_s_share_sheet(new_pho
     share = page.locator("#share-scorer")
     expect(share).to_be_visible()
     share.click()
-    page.wait_for_function("window.shared !== undefined")
+    page.wait_for_function("() => window.shared !== undefined")
     assert page.evaluate("window.shared.url") == page.locator("#scorer-url").input_value()
 
 

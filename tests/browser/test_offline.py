@@ -12,11 +12,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def ready_offline(page):
     """The service worker controls the page and keeps a copy of this sheet."""
-    page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller")
+    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller")
     page.reload()
     scripts_ran(page)
-    page.wait_for_function("window.caches && caches.has('tressette-sheets')")
-    page.wait_for_function("document.querySelector('script[src*=offline]') !== null")
+    page.wait_for_function("() => window.caches && caches.has('tressette-sheets')")
+    page.wait_for_function("() => document.querySelector('script[src*=offline]') !== null")
 
 
 def second_scorer(new_phone, sheet):

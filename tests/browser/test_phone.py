@@ -10,7 +10,7 @@ def test_offline_the_phone_shows_the_offline_page_not_a_stale_sheet(phone):
     phone.goto("/")
     phone.evaluate("navigator.serviceWorker.ready.then(() => true)")
     phone.reload()  # now controlled by the service worker
-    phone.wait_for_function("navigator.serviceWorker.controller !== null")
+    phone.wait_for_function("() => navigator.serviceWorker.controller !== null")
     phone.context.set_offline(True)
     phone.goto("/")
     expect(phone.get_by_role("heading", level=1)).to_have_text("No connection")

@@ -4,6 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from matches import services
+from tests.browser.conftest import scripts_ran
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,6 +17,7 @@ def test_a_merge_is_offered_then_said_and_each_answer_takes_focus(phone):
     phone.get_by_role("button", name="Join").click()
     phone.goto(f"/t/{table.viewer_token}/")
     phone.get_by_role("link", name="Rename Giani").click()
+    scripts_ran(phone)  # its answers come with HTMX
     phone.get_by_label("Player name").fill("gianni")
     phone.get_by_role("button", name="Save").click()
     offer = phone.get_by_role("heading", name="Gianni already plays at this table.")

@@ -19,6 +19,7 @@ def create_table_and_match(
     page.get_by_label("Table name").fill(table)
     page.get_by_role("button", name="Create table").click()
     page.get_by_role("link", name="New match").click()
+    scripts_ran(page)  # app.js names the seats as they are typed
     if not pair:
         page.get_by_label("Two players (Tressette in due)").check()
     fields = page.locator("input[list=known-players]")
@@ -345,6 +346,7 @@ def open_new_match(page):
     page.get_by_label("Table name").fill("Bar Sport")
     page.get_by_role("button", name="Create table").click()
     page.get_by_role("link", name="New match").click()
+    scripts_ran(page)
 
 
 def three_seats_typed(page):
@@ -387,7 +389,7 @@ def change_language(page, language):
 
 
 def draft_kept(page):
-    page.wait_for_function("Object.keys(sessionStorage).some(k => k.startsWith('draft:'))")
+    page.wait_for_function("() => Object.keys(sessionStorage).some(k => k.startsWith('draft:'))")
 
 
 def test_what_was_typed_comes_back_after_a_change_of_language(phone):
@@ -513,6 +515,7 @@ def test_points_refused_by_a_conflict_are_said_and_never_offered_for_the_next_de
     expect(phone.locator("#id_card_points_0")).to_have_value("")
     # The notice leads to the deal that was saved, to put them there if they are the right ones.
     conflict.get_by_role("link", name="Edit deal 1").click()
+    scripts_ran(phone)
     expect(phone.locator("#id_card_points_0")).to_have_value("8")
     phone.get_by_role("link", name="Back to the sheet").click()
     phone.reload()  # neither a link nor a reload brings them back
@@ -527,13 +530,14 @@ def test_an_edit_left_by_a_link_is_not_offered_again_but_a_reload_keeps_it(phone
     create_table_and_match(phone)
     enter_deal(phone, 8, da="3")
     phone.get_by_role("link", name="Edit deal 1").click()
+    scripts_ran(phone)  # app.js keeps what is typed
     phone.locator("#id_card_points_0").fill("6")
     draft_kept(phone)
     phone.reload()
     expect(phone.locator("#id_card_points_0")).to_have_value("6")
     phone.get_by_role("link", name="Back to the sheet").click()
     phone.get_by_role("link", name="Edit deal 1").click()
-    phone.wait_for_timeout(200)
+    scripts_ran(phone)  # a draft would be put back by now
     expect(phone.locator("#id_card_points_0")).to_have_value("8")  # as stored, not as left
     expect(phone.locator("#id_card_points_1")).to_have_value("3")
 
@@ -542,6 +546,7 @@ def test_an_edit_is_not_put_into_another_deal_nor_into_a_closed_match(phone):
     create_table_and_match(phone)
     enter_deal(phone, 8, da="3")
     phone.get_by_role("link", name="Edit deal 1").click()
+    scripts_ran(phone)  # app.js keeps what is typed
     phone.locator("#id_card_points_0").fill("6")
     draft_kept(phone)
     # Another phone deleted deal 1 and entered another deal 1 (its version may be the same).
