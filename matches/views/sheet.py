@@ -228,29 +228,25 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     polled = "poll" in request.GET
     query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
     state = (kept.polled_state if polled else selectors.match_state)(token, match_id)
-    unchanged = state and _unchanged(request, match_id, state, query)
-    if polled and unchanged is None and "If-None-Match" in request.headers:
+    if polled and state is not None and "If-None-Match" in request.headers:
+        seen = _etag(request, match_id, state, query)
+        if (unchanged := get_conditional_response(request, etag=seen)) is not None:
+            return unchanged
         state = selectors.match_state(token, match_id)  # the phone's sheet may be newer
-        unchanged = state and _unchanged(request, match_id, state, query)
     if state is None:
         raise Http404
-    if unchanged is not None:
+    etag = _etag(request, match_id, state, query)
+    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
         return unchanged
     sheet, state = sheet_and_state(token, match_id, state)
     response = answer(request, sheet, state, notice=_said(request, sheet))
-    response["ETag"] = _etag(request, match_id, state, query)
+    response["ETag"] = etag
     return response
 
 
 def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: str) -> str:
     scorer = joined_with(request, state.table_id, state.scorer_token)
     return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
-
-
-def _unchanged(
-    request: HttpRequest, match_id: int, state: selectors.State, query: str
-) -> HttpResponse | None:
-    return get_conditional_response(request, etag=_etag(request, match_id, state, query))
 
 
 def after_change(request: HttpRequest, match: Match, notice: Notice, **said: int) -> HttpResponse:
