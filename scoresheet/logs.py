@@ -77,7 +77,16 @@ def without_denial_tracebacks(record: logging.LogRecord) -> bool:
 
 
 class GunicornLogger(Logger):
-    """gunicorn's logger, every line of both its logs redacted."""
+    """gunicorn's logger, every line of both its logs redacted; a poll answered "unchanged"
+    is not logged. Every phone at a table polls every 3 s: at 2,000 phones that is 600 lines
+    a second that say nothing, and writing each cost the server a tenth of the answer."""
+
+    def access(self, resp, req, environ: dict, request_time) -> None:
+        unchanged_poll = resp.status_code == 304 and "poll=1" in environ.get(
+            "QUERY_STRING", ""
+        ).split("&")
+        if not unchanged_poll:
+            super().access(resp, req, environ, request_time)
 
     def setup(self, cfg) -> None:
         super().setup(cfg)

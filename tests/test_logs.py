@@ -4,6 +4,7 @@ import doctest
 import io
 import logging
 import sys
+from datetime import timedelta
 
 import pytest
 
@@ -101,3 +102,36 @@ def test_a_token_is_cut_from_the_log_however_the_path_spells_it(client):
     lines = stream.getvalue()
     assert lines.count(f"{token[:4]}…") == len(paths)
     assert token[4:] not in lines
+
+
+def test_the_access_log_leaves_out_unchanged_polls_only(tmp_path):
+    from gunicorn.config import Config
+    from gunicorn.http.wsgi import Response
+
+    log = tmp_path / "access.log"
+    config = Config()
+    config.set("accesslog", str(log))
+    config.set("access_log_format", '"%(r)s" %(s)s')
+    logger = logs.GunicornLogger(config)
+
+    class Request:
+        headers = []
+        version = (1, 1)
+
+    def answered(status: str, query: str) -> None:
+        response = Response(Request(), None, config)
+        response.status, response.status_code = status, int(status.split()[0])
+        environ = {"REQUEST_METHOD": "GET", "RAW_URI": f"/t/SeCrEtViewerToken/m/3/?{query}",
+                   "QUERY_STRING": query, "SERVER_PROTOCOL": "HTTP/1.1"}  # fmt: skip
+        logger.access(response, Request(), environ, timedelta(milliseconds=1))
+
+    answered("304 Not Modified", "poll=1&number=4&typing=0")
+    answered("200 OK", "poll=1&number=4&typing=0")  # the sheet changed
+    answered("304 Not Modified", "")  # a page, not a poll
+    answered("200 OK", "")
+    lines = log.read_text().splitlines()
+    assert lines == [
+        '"GET /t/SeCr…/m/3/?poll=1&number=4&typing=0 HTTP/1.1" 200',
+        '"GET /t/SeCr…/m/3/? HTTP/1.1" 304',
+        '"GET /t/SeCr…/m/3/? HTTP/1.1" 200',
+    ]
