@@ -36,6 +36,10 @@ TIMEOUT = 30.0  # seconds a request may take: then it counts as an error
 # least): an evening's tables do not all sit down in the same few seconds, and 2,000 sheets
 # opened in 10 s would be 200 pages a second on two cores, not an evening.
 ARRIVALS, MIN_ARRIVAL = 100, 10.0
+# Seconds the phones play after the last one sat down, before the measured run: a load test's
+# ramp-up, so that what is measured is the evening under way, not the backlog of 2,000 sheets
+# opened in 20 s (which a real evening, its tables sitting down over an hour, never sees).
+SETTLE = 10.0
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
 ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
@@ -452,7 +456,7 @@ def run(
         await _join_all(seats)
         warm = max(MIN_ARRIVAL, len(seats) / ARRIVALS)
         loop = asyncio.get_running_loop()
-        tally.measured_from = time.monotonic() + warm
+        tally.measured_from = time.monotonic() + warm + SETTLE
         until = tally.measured_from + seconds
         loop.call_at(tally.measured_from, lambda: tally.cpu.append((time.monotonic(), cpu())))
         tasks = [seat.play(mix, until, warm) for table in tables for seat in table.phones]

@@ -225,6 +225,7 @@ def render(results: list[dict], found, setup: dict) -> str:
     seconds, knee_seconds, knee_ms = setup["phones"]["seconds"]
     arrivals, least = setup["phones"]["arrivals"]
     arrival_2000 = max(least, 2000 / arrivals)
+    settle = setup["phones"]["settle"]
     (evening, evening_ms), (stress, stress_ms) = setup["phones"]["budgets"].values()
     view_s, floor_s, warm_s, rounds = setup["seconds"]
     method = f"""\
@@ -276,7 +277,8 @@ to run, by half or more: compare each view with the floor measured just before i
   a poll's 3 s), as a browser does, and each request is timed from its first byte (a new
   connection's, when one is opened) to its answer's last; a phone's cookies and CSRF token
   travel with it. The phones join first (not timed), then open their sheets, {arrivals} a
-  second (not timed: {arrival_2000:.0f} s for 2,000 phones), before the measured run. Two
+  second (not timed: {arrival_2000:.0f} s for 2,000 phones), and play {settle:.0f} s more (not
+  timed: the ramp-up's backlog drains) before the measured run. Two
   mixes, each at growing numbers of phones: its budget's size for {seconds} s, the others for
   {knee_seconds} s, going on past the budget's
   size until p99 reaches {knee_ms} ms (the knee). The **evening** ({evening:,} phones: p99 <

@@ -575,6 +575,7 @@ def main() -> int:
             "seconds": (PHONE_SECONDS, KNEE_SECONDS, KNEE_MS),
             "budgets": PHONE_BUDGETS,
             "arrivals": (phones.ARRIVALS, phones.MIN_ARRIVAL),
+            "settle": phones.SETTLE,
         },
         "notes": notes,
     }
