@@ -310,7 +310,7 @@ class Seat:
         if self.match != self.table.match:  # another phone opened the rematch: follow it
             await self.open()
             return
-        path = f"{self.sheet}?poll=1&number={self.number}&typing=0"
+        path = f"{self.sheet}?poll=1&shown={self.shown}&number={self.number}&typing=0"
         answer = await self.call("poll", "GET", path, expected=(200, 304))
         if answer is None or answer.status == 304:
             return

@@ -94,10 +94,7 @@ def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.R
     # only what changes from one deal to the next is drawn.
     blank = request.POST.get("drawn_blank") == "1" and sheet.open_for_deals
     parts = ("notices", "live", "row_added" if row_added else "rows", "next" if blank else "entry")
-    response = answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
-    if blank:
-        response["HX-Trigger-After-Swap"] = "deal:next"
-    return response
+    return answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
 
 
 def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, SettingsForm, rule_messages
-from matches.models import Match
+from matches.models import Action, Match
 from matches.views import kept, polls
 from matches.views.access import (
     DELETED,
@@ -119,18 +119,42 @@ def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
 PARTS = ("notices", "live", "rows", "entry", "settings")
 
 
-def _parts(request: HttpRequest, sheet: selectors.Sheet, link_changed: bool) -> dict[str, bool]:
+def _parts(
+    request: HttpRequest, sheet: selectors.Sheet, link_changed: bool, scorer: bool
+) -> dict[str, bool]:
     """What a poll draws: the score and the deals; the entry form unless the phone is typing
     in it, and the settings only once the match was ended or reopened meanwhile (and with
-    them the entry form, whatever was typed: it is no longer what the sheet offers)."""
+    them the entry form, whatever was typed: it is no longer what the sheet offers). A
+    scorer's phone one deal behind (another phone saved it) is drawn what that save drew for
+    its own phone: the deal's row added, the form moved on to the next deal."""
     typing = request.GET.get("typing") == "1"
     reopened_or_closed = (request.GET.get("closed") == "1") == sheet.in_progress
+    if (
+        scorer
+        and not (typing or link_changed or reopened_or_closed)
+        and _one_deal_behind(request, sheet)
+    ):
+        return {"live": True, "row_added": True, "next": True}
     return {
         "live": True,
         "rows": True,
         "entry": not typing or link_changed or reopened_or_closed,
         "settings": reopened_or_closed,
     }
+
+
+def _one_deal_behind(request: HttpRequest, sheet: selectors.Sheet) -> bool:
+    """The phone shows the sheet at the revision before (the poll's `shown`), its form at the
+    deal last saved, and saving that deal is the only change since."""
+    number = sheet.last_number
+    return (
+        sheet.open_for_deals
+        and number > 1  # the first deal draws the table of deals
+        and request.GET.get("shown") == str(sheet.revision - 1)
+        and request.GET.get("number") == str(number)
+        and sheet.last_change is not None
+        and sheet.last_change[1:] == (Action.DEAL_RECORDED, number)
+    )
 
 
 def _context(
@@ -182,7 +206,7 @@ def _context(
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
         "settings_form": settings_form
         or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
-        "parts": _parts(request, sheet, link_changed)
+        "parts": _parts(request, sheet, link_changed, scorer)
         if request.method == "GET"
         else dict.fromkeys(parts, True),
     }
@@ -207,7 +231,11 @@ def answer(
 ) -> HttpResponse:
     """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
     template = "matches/match.html#update" if request.htmx else "matches/match.html"
-    return render(request, template, _context(request, sheet, state, **shown), status=status)
+    context = _context(request, sheet, state, **shown)
+    response = render(request, template, context, status=status)
+    if request.htmx and context["parts"].get("next"):
+        response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
+    return response
 
 
 def sheet_and_state(token: str, match_id: int, state: selectors.State | None = None):

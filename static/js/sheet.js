@@ -44,22 +44,28 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     answeringPoll = window.requestOrigin(event).id === "live";
   });
+  // Nor move the form on to the next deal (the parts a poll draws when another phone saved
+  // the deal this one shows): the deal being typed stays this one, as the phone was told.
+  var NEXT = ["entry-next", "recent", "delete-last"];
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var typing = document.getElementById("typing");
     var incoming = event.detail.fragment;
     var keeps = incoming && incoming.querySelector && incoming.querySelector("#deal-form");
-    var mine = event.detail.target.id === "entry" || event.detail.target.id === "settings";
-    if (answeringPoll && mine && typing && typing.value === "1" && keeps) {
+    var id = event.detail.target.id;
+    var mine = ((id === "entry" || id === "settings") && keeps) || NEXT.indexOf(id) >= 0;
+    if (answeringPoll && mine && typing && typing.value === "1") {
       event.detail.shouldSwap = false;
     }
   });
 
-  // A deal saved from a form drawn blank: the answer drew only what the next deal changes
-  // (its number, the revision, the last deals), so the form is emptied here to what the
-  // server drew, and its draft is the next deal's.
+  // A deal saved from a form drawn blank (here, or on another phone as a poll shows): the
+  // answer drew only what the next deal changes (its number, the revision, the last deals),
+  // so the form is emptied here to what the server drew, and its draft is the next deal's.
+  // Not while a deal is typed in it (its next parts were not swapped in).
   document.addEventListener("deal:next", function () {
     var f = form();
-    if (!f) return;
+    var typing = document.getElementById("typing");
+    if (!f || (typing && typing.value === "1")) return;
     f.reset();
     f.dataset.draft = document.getElementById("deal-number").value;
     f.querySelectorAll("[data-typed]").forEach(function (field) { delete field.dataset.typed; });

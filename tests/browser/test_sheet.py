@@ -752,3 +752,57 @@ def test_another_phones_deal_is_said_in_a_live_region_that_stays(phone):
     expect(region).to_have_text("Alice & Carla 11, Beppe & Dino 3.")
     expect(region).to_have_attribute("data-kept", "yes")
     assert phone.locator("#live [aria-live]").count() == 0
+
+
+def test_another_phones_deal_is_added_to_the_sheet_and_the_form_moves_on_unless_typed_in(
+    new_phone,
+):
+    first = new_phone()
+    create_table_and_match(first, line="31")  # deal 4 does not decide it
+    sheet = first.url
+    match = Match.objects.get()
+    second = new_phone()
+    second.goto(f"/join/{match.table.scorer_token}/")
+    second.get_by_role("button", name="Join as a scorer").click()
+    second.goto(sheet)
+    enter_deal(first, 6)
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+    # Deal 2 is the only change the second phone has not seen: its poll adds that row.
+    enter_deal(first, 8, db="3")
+    expect(second.get_by_role("heading", name="Deal 3")).to_be_visible(timeout=5_000)
+    assert second.locator("#deal-rows tr").evaluate_all("rows => rows.map(r => r.id)") == [
+        "deal-1",
+        "deal-2",
+    ]
+    expect(second.locator("#deal-2 .run")).to_have_text("14\u201311")
+    assert totals(second) == ["14", "11"]
+    assert second.locator("#recent td.run").all_inner_texts() == ["6–5", "14–11"]
+    expect(second.locator("#delete-last")).to_have_text("Delete deal 2")
+    expect(second.locator("#deal-form")).to_have_attribute("data-draft", "3")
+    # It goes on from there: its own deal 3 is saved as deal 3.
+    enter_deal(second, 4)
+    expect(second.locator("#saved")).to_contain_text("Deal 3 saved.")
+    expect(first.locator("#deal-3")).to_be_visible(timeout=5_000)
+    # A poll sent before the second phone began typing deal 4, answered once the first
+    # phone saved deal 4: the row is added, but what is typed stays deal 4's, as it was told.
+    expect(second.get_by_role("heading", name="Deal 4")).to_be_visible()
+    shown = second.locator("input[name=shown]").input_value()
+    second.locator("#id_card_points_0").fill("7")
+    enter_deal(first, 5)
+    expect(first.locator("#saved")).to_contain_text("Deal 4 saved.")
+    second.evaluate(
+        """shown => {
+            const typing = document.getElementById("typing");
+            typing.value = "0";  // as it was when the poll was sent
+            htmx.ajax("GET", location.pathname + "?poll=1&shown=" + shown,
+                      {source: "#live", swap: "none"});
+            typing.value = "1";
+        }""",
+        shown,
+    )
+    expect(second.locator("#deal-4")).to_be_visible()
+    second.wait_for_timeout(500)
+    assert second.locator("#id_card_points_0").input_value() == "7"
+    assert second.locator("#id_card_points_1").input_value() == "4"
+    expect(second.get_by_role("heading", name="Deal 4")).to_be_visible()
+    assert Deal.objects.filter(match=match).count() == 4

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import rules, services
-from matches.models import Player, Table
+from matches.models import Match, Player, Table
 from matches.views import kept
 from tests.factories import MatchFactory
 from tests.html import errors_of, one, parsed, said, value, words
@@ -273,6 +273,52 @@ def test_a_poll_leaves_this_phones_notices_and_its_typing_alone(scorer, sheet_ur
     assert "Another phone has just entered a deal. Check the sheet before saving yours." in words(
         one(stale, "#elsewhere")
     )
+
+
+def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
+    scorer, match, sheet_url, deal_url, worked
+):
+    """Another phone saved the deal this phone's form is at: the poll draws what that save
+    drew for its own phone (the row added, the form moved on), not the whole sheet."""
+    shown = Match.objects.get().revision
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert one(page, "#live")["hx-get"].endswith(f"?poll=1&shown={shown}")
+    other = Client()
+    other.post(reverse("join", args=[match.table.scorer_token]))
+    other.post(deal_url, deal_data(number=2, a="6", b="5", da="0"), **HX)
+    response = scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX)
+    page = parsed(response)
+    parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
+    assert parts == ["live", "elsewhere", "chart", "recent", "entry-next", "delete-last", "phone"]
+    assert response["HX-Trigger-After-Swap"] == "deal:next"
+    added = page.find("tbody", attrs={"hx-swap-oob": "beforeend:#deal-rows"})
+    assert [str(cell.strong.string) for cell in added.select("td.side-0, td.side-1")] == ["6", "5"]
+    assert scores(page) == ["17", "8"] and not page.select("#deal-form, #rows, #notices")
+    assert value(page, "number") == "3" and value(page, "shown") == str(shown + 1)
+    assert one(page, "#live")["hx-get"].endswith(f"?poll=1&shown={shown + 1}")
+
+
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        ("shown={behind}&number=2&typing=1", "typing deal 2: its form is not touched"),
+        ("shown={two_behind}&number=2&typing=0", "another change before this deal"),
+        ("shown={behind}&number=3&typing=0", "its form is already at deal 3"),
+        ("number=2&typing=0", "an older page, which names no revision"),
+    ],
+)
+def test_a_poll_draws_the_whole_sheet_unless_only_the_last_deal_is_new_to_it(
+    scorer, match, sheet_url, deal_url, worked, query, why
+):
+    behind = Match.objects.get().revision
+    services.rename_player(player=match.sides.get(position=0).first_player, name="Alba")
+    services.rename_player(player=match.sides.get(position=0).first_player, name="Alice")
+    behind, two_behind = behind + 2, behind + 1
+    scorer.post(deal_url, deal_data(number=2, a="6", b="5", da="0"), **HX)
+    assert Match.objects.get().revision == behind + 1  # each rename was a change too
+    poll = f"{sheet_url}?poll=1&" + query.format(behind=behind, two_behind=two_behind)
+    page = parsed(scorer.get(poll, **HX))
+    assert page.select("#rows") and not page.select("template"), why
 
 
 def test_a_poll_is_told_unchanged_as_viewer_or_scorer_until_the_scorer_link_changes(
