@@ -27,6 +27,7 @@ from matches.views.sheet import (
     Conflict,
     Notice,
     act,
+    adds_a_row,
     after_change,
     answer,
     entry_form,
@@ -88,8 +89,7 @@ def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.R
     sheet = selectors.sheet_of(saved, sides, recorded.outcome, last)
     kept.keep_sheet(sheet)  # the other phones' polls draw it next
     state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
-    # The phone showed the sheet just before this deal: the new row is added to its table.
-    row_added = number > 1 and request.POST.get("shown") == str(match.revision)
+    row_added = adds_a_row(sheet, request.POST.get("shown"))
     # Sent from a form drawn blank, the form stays and sheet.js empties it ("deal:next"):
     # only what changes from one deal to the next is drawn.
     blank = request.POST.get("drawn_blank") == "1" and sheet.open_for_deals

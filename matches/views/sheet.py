@@ -143,14 +143,19 @@ def _parts(
     }
 
 
+def adds_a_row(sheet: selectors.Sheet, shown: str | None) -> bool:
+    """The phone shows the sheet at the revision before (`shown`, which the page sends): the
+    last deal's row is added to its table (the first deal draws the table itself)."""
+    return sheet.last_number > 1 and shown == str(sheet.revision - 1)
+
+
 def _one_deal_behind(request: HttpRequest, sheet: selectors.Sheet) -> bool:
-    """The phone shows the sheet at the revision before (the poll's `shown`), its form at the
-    deal last saved, and saving that deal is the only change since."""
+    """The phone shows the sheet at the revision before, its form at the deal last saved, and
+    saving that deal is the only change since."""
     number = sheet.last_number
     return (
         sheet.open_for_deals
-        and number > 1  # the first deal draws the table of deals
-        and request.GET.get("shown") == str(sheet.revision - 1)
+        and adds_a_row(sheet, request.GET.get("shown"))
         and request.GET.get("number") == str(number)
         and sheet.last_change is not None
         and sheet.last_change[1:] == (Action.DEAL_RECORDED, number)
