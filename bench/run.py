@@ -415,6 +415,7 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
     sizes["evening_tables"] = max(LEVELS["evening"]) // PHONES_PER_TABLE
     sizes["phone_tables"] = max(LEVELS["stress"]) // PHONES_PER_TABLE
     seeded = task(env, "seed", sizes, work)
+    task(env, "settle", {}, work)
     result["seed_seconds"] = time.monotonic() - started
     result["export_deals"] = seeded["archive"]["deals"]
     step("query counts")

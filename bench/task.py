@@ -1,6 +1,6 @@
 """One step inside Django, with the environment of the server under test (run by bench/run.py).
 
-    python bench/task.py seed|queries|acknowledged IN.json OUT.json
+    python bench/task.py seed|settle|queries|acknowledged IN.json OUT.json
 
 IN holds the step's arguments as JSON; OUT receives its result as JSON.
 """
@@ -19,7 +19,12 @@ def main(step: str, given: str, out: str) -> None:
     import probe
     import seed
 
-    steps = {"seed": seed.seed, "queries": probe.query_counts, "acknowledged": probe.acknowledged}
+    steps = {
+        "seed": seed.seed,
+        "settle": seed.settle,
+        "queries": probe.query_counts,
+        "acknowledged": probe.acknowledged,
+    }
     with open(given) as file:
         arguments = json.load(file)
     result = steps[step](**arguments)
