@@ -192,7 +192,8 @@ def _lighthouse(result: dict) -> str:
     ]
     head = ["sheet of", "performance", "accessibility", "best practices", "CLS", "LCP ms"]
     head.append("performance of every run")
-    return _table(head, rows)
+    idle = f"The cores were {result['idle_before_lighthouse']:.0%} idle in the second before."
+    return f"{_table(head, rows)}\n\n{idle}"
 
 
 def _backend(result: dict, setup: dict) -> str:

@@ -314,6 +314,27 @@ def _spread(seconds: list[float]) -> dict:
     }
 
 
+def quiet(most: float = 60.0, idle: float = 0.9) -> float:
+    """Waits, `most` seconds at most, until the cores were `idle` over a second: a step timed
+    by how fast the machine runs (Lighthouse) then starts after what the seed left to write
+    (flushed first), not beside it. Returns the idle share of the last second."""
+    os.sync()
+    deadline = time.monotonic() + most
+    while (share := _idle_share()) < idle and time.monotonic() < deadline:
+        pass
+    return share
+
+
+def _idle_share() -> float:
+    def cores() -> tuple[int, int]:
+        ticks = [int(n) for n in Path("/proc/stat").read_text().split(maxsplit=11)[1:11]]
+        return ticks[3] + ticks[4], sum(ticks)  # idle and iowait, all
+
+    (idle, total), _ = cores(), time.sleep(1)
+    (idle_now, total_now) = cores()
+    return (idle_now - idle) / max(1, total_now - total)
+
+
 def server_cpu(port: int) -> float:
     """CPU seconds used so far by the server on `port`: its processes (one session)."""
     total, session = 0, SESSIONS[port]
@@ -426,6 +447,7 @@ def measure(backend: str, env: dict[str, str], work: Path) -> dict:
         sheet = f"/t/{seeded['club']['viewer']}/m/{seeded['club']['sheet']}/"
         result["weight"] = weight.first_load(port, seeded["club"]["scorer"], sheet)
         step("Lighthouse, mobile: the scorer's and the viewer's sheet")
+        result["idle_before_lighthouse"] = quiet()
         try:
             result["lighthouse"] = lighthouse.run(port, seeded, work)
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:

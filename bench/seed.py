@@ -219,9 +219,14 @@ def links(table: Table) -> dict:
 
 def settle() -> dict:
     """The seeded database as a long-lived one is: its planner statistics up to date and, on
-    PostgreSQL, vacuumed, so that no autovacuum of the seeded rows runs into a measurement."""
+    PostgreSQL, vacuumed and checkpointed, so that no autovacuum of the seeded rows, nor the
+    writing out of their pages, runs into a measurement."""
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
+        if connection.vendor == "postgresql":
+            cursor.execute("VACUUM ANALYZE")
+            cursor.execute("CHECKPOINT")
+        else:
+            cursor.execute("ANALYZE")
     return {}
 
 
