@@ -36,6 +36,10 @@ from matches.names import ZWJ, pair_name, sort_key
 
 HISTORY_PAGE = 100  # changes a page
 MATCHES_PAGE = 20  # matches a page of a table's list
+# A long sheet shows its last deals and folds the earlier ones (drawn, not laid out, until
+# asked for): a phone lays out as much at deal 100 as at deal 12.
+SHOWN_DEALS = 10
+FOLDED_LEAST = 3  # folding one or two deals would save nothing worth a tap
 
 
 # --- A match's sheet ---------------------------------------------------------------------
@@ -188,6 +192,12 @@ class Sheet:
         """The last deals, shown above the entry form as on paper: the one just saved in
         sight with the next one's form."""
         return self.rows[-2:]
+
+    @property
+    def folded(self) -> int:
+        """How many of the first deals the sheet folds away (0: none)."""
+        earlier = len(self.rows) - SHOWN_DEALS
+        return earlier if earlier >= FOLDED_LEAST else 0
 
     @property
     def last_number(self) -> int:

@@ -288,6 +288,31 @@ def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screensho
     screenshot(page, "sheet-360")
 
 
+def test_a_long_sheet_shows_its_last_deals_and_unfolds_the_first_on_a_tap(new_phone):
+    page = new_phone(viewport={"width": 360, "height": 740})
+    create_table_and_match(page, line="101")
+    match = Match.objects.get()
+    for number in range(1, 15):
+        services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+    page.reload()
+    scripts_ran(page)
+    page.locator("#deal-14").scroll_into_view_if_needed()
+    expect(page.locator("#deal-14")).to_be_visible()
+    expect(page.locator("#deal-4")).to_be_hidden()
+    expect(page.locator("#deal-5")).to_be_visible()
+    toggle = page.get_by_label("Show deals 1–4")
+    toggle.check()
+    expect(page.locator("#deal-1")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # Another phone edits deal 2: the poll draws the deals again, and they stay unfolded.
+    deal = Deal.objects.get(match=match, number=2)
+    services.edit_deal(deal=deal, version=deal.version, entry=rules.DealEntry((3, 8), (0, 0)))
+    expect(page.locator("#deal-2 td.side-0 strong")).to_have_text("3", timeout=8_000)
+    expect(page.locator("#deal-1")).to_be_visible()
+    toggle.uncheck()
+    expect(page.locator("#deal-1")).to_be_hidden()
+
+
 def test_long_names_hide_no_partner_and_no_table_name_at_320_px(new_phone):
     page = new_phone(viewport={"width": 320, "height": 640})
     long, table = "Maria Grazia Annunziata Esposito-Russo", "Circolo Ricreativo di San Bartolomeo"

@@ -112,6 +112,24 @@ def test_the_chart_writes_each_sides_total_at_the_end_of_its_trace(scorer, sheet
     assert words(chart.select_one("figcaption")) == "■ Alice & Carla ■ Beppe & Dino – – line 21"
 
 
+def test_a_long_sheet_folds_its_first_deals_behind_a_toggle_a_shorter_one_not(client):
+    match = MatchFactory(line=101)
+    url = reverse("match", args=[match.table.viewer_token, match.pk])
+    for number in range(1, 14):
+        if number == 13:
+            page = parsed(client.get(url, **EN))  # 12 deals: folding 2 would save nothing
+            assert not page.select("#unfold, tr.folded")
+        entry = rules.DealEntry((6, 5), (0, 0))
+        services.record_deal(match=match, number=number, entry=entry)
+    page = parsed(client.get(url, **EN))
+    folded = [row["id"] for row in page.select("#deal-rows tr.folded")]
+    assert folded == ["deal-1", "deal-2", "deal-3"]
+    assert len(page.select("#deal-rows tr")) == 13  # folded, still on the page
+    assert words(one(page, "label.unfold")) == "Show deals 1–3"
+    italian = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE="it"))
+    assert words(one(italian, "label.unfold")) == "Mostra le smazzate 1–3"
+
+
 def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_url):
     # 11 to 11, then 6 + 4 against 5 + 6: both reach 21 on one deal, 21 to 22.
     for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 4, 6)], start=1):
