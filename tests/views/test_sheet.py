@@ -115,12 +115,14 @@ def test_the_chart_writes_each_sides_total_at_the_end_of_its_trace(scorer, sheet
 def test_a_long_sheet_folds_its_first_deals_behind_a_toggle_a_shorter_one_not(client):
     match = MatchFactory(line=101)
     url = reverse("match", args=[match.table.viewer_token, match.pk])
-    for number in range(1, 14):
-        if number == 13:
-            page = parsed(client.get(url, **EN))  # 12 deals: folding 2 would save nothing
-            assert not page.select("#unfold, tr.folded")
-        entry = rules.DealEntry((6, 5), (0, 0))
-        services.record_deal(match=match, number=number, entry=entry)
+
+    def deals_up_to(last: int) -> None:
+        for number in range(match.deals.count() + 1, last + 1):
+            services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+
+    deals_up_to(12)  # folding 2 would save nothing
+    assert not parsed(client.get(url, **EN)).select("#unfold, tr.folded")
+    deals_up_to(13)
     page = parsed(client.get(url, **EN))
     folded = [row["id"] for row in page.select("#deal-rows tr.folded")]
     assert folded == ["deal-1", "deal-2", "deal-3"]
