@@ -242,7 +242,7 @@ to run, by half or more: compare each view with the floor measured just before i
 
 ## How it is measured
 
-- **Server**: `bin/entrypoint` (gunicorn, as `make serve` starts it) with
+- **Server**: `bin/entrypoint` (granian, as `make serve` starts it) with
   {setup["server"]}, production settings (`DJANGO_DEBUG=0`) and a free port
   on 127.0.0.1, started and stopped by the benchmark. Its database is SQLite in a temporary
   directory, then a PostgreSQL database on 127.0.0.1 that the benchmark creates and drops.

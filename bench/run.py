@@ -1,4 +1,4 @@
-"""`make bench`: the app under gunicorn on 127.0.0.1, held to its budgets, on SQLite and PostgreSQL.
+"""`make bench`: the app under granian on 127.0.0.1, held to its budgets, on SQLite and PostgreSQL.
 
 For each database: seed it (bench/seed.py), count each page's queries at two sizes, start the
 server with bin/entrypoint as `make serve` does, weigh the sheet's first load, load each view
@@ -106,7 +106,7 @@ def base_env(var_dir: Path, database_url: str = "") -> dict[str, str]:
         DJANGO_VAR_DIR=str(var_dir),  # SQLite lives here, never in var/db.sqlite3
         DJANGO_LOG_LEVEL="WARNING",
         WEB_CONCURRENCY=str(WORKERS),
-        GUNICORN_THREADS=str(THREADS),
+        WEB_THREADS=str(THREADS),
         PYTHONPATH=f"{ROOT}{os.pathsep}{BENCH}",
     )
     if database_url:
@@ -589,7 +589,7 @@ def main() -> int:
         "minutes": (time.monotonic() - started) / 60,
         "machine": f"{os.cpu_count()} cores, {platform.machine()}",
         "python": platform.python_version(),
-        "server": f"WEB_CONCURRENCY={WORKERS}, GUNICORN_THREADS={THREADS}",
+        "server": f"WEB_CONCURRENCY={WORKERS}, WEB_THREADS={THREADS}",
         "wrk": f"-t{WRK_THREADS} -c{WRK_CONNECTIONS}",
         "seconds": (WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS, ROUNDS),
         "finished": FINISHED,

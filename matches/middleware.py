@@ -85,7 +85,7 @@ def permissions_policy(get_response):
 
 def head_without_body(get_response):
     """A HEAD is answered with the headers a GET would get and no body: Django leaves the
-    body in, and gunicorn then warns of every uptime check."""
+    body in, and a strict server or proxy then warns of every uptime check."""
 
     def middleware(request):
         response = get_response(request)

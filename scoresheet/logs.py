@@ -2,16 +2,14 @@
 looks like one however it is spelt, is cut to its first four characters, enough to tell
 tables apart in a log, of no use to open one.
 
-`RedactingFormatter` writes every line so, tracebacks included: Django's handler uses it
-(settings.LOGGING), and `GunicornLogger` puts it on gunicorn's access and error logs
-(bin/entrypoint passes it as --logger-class).
+`RedactingFormatter` writes every line so, tracebacks included (settings.LOGGING), the access
+log's lines too: the app writes those itself (`AccessLog`), whatever server runs it.
 """
 
 import logging
 import re
+import time
 from urllib.parse import unquote
-
-from gunicorn.glogging import Logger
 
 # /t/ or /join/, in any case and with any character percent-encoded (/%74/ and /t%2F are /t/
 # to the server).
@@ -76,21 +74,59 @@ def without_denial_tracebacks(record: logging.LogRecord) -> bool:
     return True
 
 
-class GunicornLogger(Logger):
-    """gunicorn's logger, every line of both its logs redacted; a poll answered "unchanged"
-    is not logged. Every phone at a table polls every 3 s: at 2,000 phones that is 600 lines
-    a second that say nothing, and writing each cost the server a tenth of the answer."""
+ACCESS = logging.getLogger("scoresheet.access")
 
-    def access(self, resp, req, environ: dict, request_time) -> None:
-        unchanged_poll = resp.status_code == 304 and "poll=1" in environ.get(
-            "QUERY_STRING", ""
-        ).split("&")
-        if not unchanged_poll:
-            super().access(resp, req, environ, request_time)
 
-    def setup(self, cfg) -> None:
-        super().setup(cfg)
-        for log in (self.error_log, self.access_log):
-            for handler in log.handlers:
-                given = handler.formatter or logging.Formatter()
-                handler.setFormatter(RedactingFormatter(given._fmt, given.datefmt))
+class AccessLog:
+    """A WSGI wrapper writing a line per request once its answer is sent: who asked, what, the
+    status, the size and how long it took. A poll answered "unchanged" is not logged: every
+    phone at a table polls every 3 s, and at 2,000 phones that is 600 lines a second that say
+    nothing."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    def __call__(self, environ: dict, start_response):
+        started, answered = time.perf_counter(), []
+
+        def start(status: str, headers: list, exc_info=None):
+            answered[:] = [status, headers]
+            if exc_info is None:
+                return start_response(status, headers)
+            return start_response(status, headers, exc_info)
+
+        body = self.application(environ, start)
+        if isinstance(body, list):  # all there already (a poll answered 304): no close to wait for
+            _log(environ, *answered, time.perf_counter() - started)
+            return body
+        return _Logged(body, lambda: _log(environ, *answered, time.perf_counter() - started))
+
+
+class _Logged:
+    """The answer's body, logged when the server closes it (all of it sent, or the client
+    gone)."""
+
+    def __init__(self, body, logged) -> None:
+        self.body, self.logged = body, logged
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()
+        finally:
+            self.logged()
+
+
+def _log(environ: dict, status: str, headers: list, seconds: float) -> None:
+    code = status.split(" ", 1)[0]
+    query = environ.get("QUERY_STRING", "")
+    if code == "304" and "poll=1" in query.split("&"):
+        return
+    path = environ.get("PATH_INFO", "") + (f"?{query}" if query else "")
+    size = next((value for name, value in headers if name.lower() == "content-length"), "-")
+    request = f"{environ.get('REQUEST_METHOD')} {path} {environ.get('SERVER_PROTOCOL')}"
+    ACCESS.info('%s "%s" %s %s %dms', environ.get("REMOTE_ADDR", "-"), request, code, size,
+                round(seconds * 1000))  # fmt: skip

@@ -300,9 +300,14 @@ LOGGING = {
         "plain": {
             "()": "scoresheet.logs.RedactingFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
-            # With its offset: gunicorn's lines beside these give theirs too.
             "datefmt": "%Y-%m-%d %H:%M:%S %z",
-        }
+        },
+        # The access log's lines as web servers write them (the common log format's time).
+        "access": {
+            "()": "scoresheet.logs.RedactingFormatter",
+            "format": "[%(asctime)s] %(message)s",
+            "datefmt": "%d/%b/%Y:%H:%M:%S %z",
+        },
     },
     "filters": {
         "denials": {
@@ -311,8 +316,13 @@ LOGGING = {
         }
     },
     "handlers": {
-        "stdout": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["denials"]}
+        "stdout": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["denials"]},
+        "access": {"class": "logging.StreamHandler", "formatter": "access"},
     },
     "root": {"handlers": ["stdout"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}},
+    "loggers": {
+        "django.server": {"level": "WARNING"},
+        # scoresheet.logs.AccessLog: a line per request, whatever DJANGO_LOG_LEVEL says.
+        "scoresheet.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+    },
 }

@@ -1,9 +1,13 @@
-"""Production settings pass Django's deployment checks, and refuse to start without a secret."""
+"""What production runs: settings that pass Django's deployment checks and refuse to start without
+a secret, and the WSGI application the server is given."""
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCTION = {
@@ -97,3 +101,29 @@ def test_each_server_process_compiles_the_pages_as_it_starts():
     wsgi.warm()
     compiled = set(loader.get_template_cache)
     assert {"base.html", "matches/match.html", "matches/table.html", "404.html"} <= compiled
+
+
+def test_the_servers_own_environment_never_reaches_a_request(monkeypatch):
+    """granian puts its process's environment in every request's environ."""
+    from scoresheet import wsgi
+
+    seen = {}
+    monkeypatch.setattr(wsgi, "_served", lambda environ, start_response: seen.update(environ))
+    assert "DJANGO_SECRET_KEY" in os.environ  # as the server's is
+    request = {"REQUEST_METHOD": "GET", "PATH_INFO": "/", "HTTP_HOST": "127.0.0.1"}
+    wsgi.application({**os.environ, **request}, None)
+    assert "DJANGO_SECRET_KEY" not in seen and "PATH" not in seen
+    assert {name: seen[name] for name in request} == request
+
+
+def test_a_body_cut_short_is_an_error_not_a_shorter_body():
+    """A client gone mid-body: granian's input ends early; Django must not take it as whole."""
+    from scoresheet.wsgi import _WholeBody
+
+    body = _WholeBody(io.BytesIO(b"name=Bar&x=1\nnext"))
+    assert body.readline(100) == b"name=Bar&x=1\n"
+    assert body.read(2) == b"ne"
+    with pytest.raises(OSError, match="cut short"):
+        body.read(1000)
+    with pytest.raises(OSError, match="cut short"):
+        _WholeBody(io.BytesIO(b"no newline")).readline(100)

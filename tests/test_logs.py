@@ -3,8 +3,8 @@
 import doctest
 import io
 import logging
+import re
 import sys
-from datetime import timedelta
 
 import pytest
 
@@ -104,34 +104,40 @@ def test_a_token_is_cut_from_the_log_however_the_path_spells_it(client):
     assert token[4:] not in lines
 
 
-def test_the_access_log_leaves_out_unchanged_polls_only(tmp_path):
-    from gunicorn.config import Config
-    from gunicorn.http.wsgi import Response
+def test_the_access_log_says_each_answer_and_leaves_out_unchanged_polls_only():
+    def app(environ, start_response):
+        status = environ["answer"]
+        start_response(status, [("Content-Length", "5")] if status[0] == "2" else [])
+        # An answer whole, as a poll's 304 is, or one whose parts the server sends in turn.
+        return [b"hello"] if status[0] == "3" else (part for part in [b"hel", b"lo"])
 
-    log = tmp_path / "access.log"
-    config = Config()
-    config.set("accesslog", str(log))
-    config.set("access_log_format", '"%(r)s" %(s)s')
-    logger = logs.GunicornLogger(config)
-
-    class Request:
-        headers = []
-        version = (1, 1)
+    access = logging.getLogger("scoresheet.access")
+    handler = next(handler for handler in access.handlers)
+    stream = io.StringIO()
+    former = handler.setStream(stream)
+    logged = logs.AccessLog(app)
 
     def answered(status: str, query: str) -> None:
-        response = Response(Request(), None, config)
-        response.status, response.status_code = status, int(status.split()[0])
-        environ = {"REQUEST_METHOD": "GET", "RAW_URI": f"/t/SeCrEtViewerToken/m/3/?{query}",
-                   "QUERY_STRING": query, "SERVER_PROTOCOL": "HTTP/1.1"}  # fmt: skip
-        logger.access(response, Request(), environ, timedelta(milliseconds=1))
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/t/SeCrEtViewerToken/m/3/",
+                   "QUERY_STRING": query, "SERVER_PROTOCOL": "HTTP/1.1",
+                   "REMOTE_ADDR": "10.0.0.7", "answer": status}  # fmt: skip
+        body = logged(environ, lambda status, headers, exc_info=None: None)
+        assert b"".join(body) == b"hello"
+        if hasattr(body, "close"):
+            body.close()  # the server closes the answer once sent: the line is written then
 
-    answered("304 Not Modified", "poll=1&number=4&typing=0")
-    answered("200 OK", "poll=1&number=4&typing=0")  # the sheet changed
-    answered("304 Not Modified", "")  # a page, not a poll
-    answered("200 OK", "")
-    lines = log.read_text().splitlines()
-    assert lines == [
-        '"GET /t/SeCr…/m/3/?poll=1&number=4&typing=0 HTTP/1.1" 200',
-        '"GET /t/SeCr…/m/3/? HTTP/1.1" 304',
-        '"GET /t/SeCr…/m/3/? HTTP/1.1" 200',
+    try:
+        answered("304 Not Modified", "poll=1&number=4&typing=0")
+        answered("200 OK", "poll=1&number=4&typing=0")  # the sheet changed
+        answered("304 Not Modified", "")  # a page, not a poll
+        answered("200 OK", "")
+    finally:
+        handler.setStream(former)
+    lines = stream.getvalue().splitlines()
+    assert [line.split("] ", 1)[1].rsplit(" ", 1)[0] for line in lines] == [
+        '10.0.0.7 "GET /t/SeCr…/m/3/?poll=1&number=4&typing=0 HTTP/1.1" 200 5',
+        '10.0.0.7 "GET /t/SeCr…/m/3/ HTTP/1.1" 304 -',
+        '10.0.0.7 "GET /t/SeCr…/m/3/ HTTP/1.1" 200 5',
     ]
+    assert all(re.fullmatch(r"\[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] .* \d+ms", line)
+               for line in lines)  # fmt: skip

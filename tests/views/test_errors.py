@@ -94,7 +94,7 @@ def test_a_form_cut_off_mid_send_is_refused_in_words_not_a_500():
 
 class _CutOff(io.BytesIO):
     """A request body whose sender went away: asked for more than came, it raises, as a WSGI
-    server's input does (gunicorn's NoMoreData is an OSError)."""
+    server's input does (scoresheet.wsgi's guard on granian's input raises OSError)."""
 
     def read(self, size=-1):
         data = super().read(size)
