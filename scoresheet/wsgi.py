@@ -8,6 +8,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scoresheet.settings")
 
 application = get_wsgi_application()
 # Imported once Django is set up; a poll of an unchanged sheet is answered before Django's own.
+from matches.db import checkpoint_in_background  # noqa: E402
 from matches.views.polls import UnchangedPolls  # noqa: E402
 from scoresheet.logs import AccessLog  # noqa: E402
 
@@ -71,3 +72,11 @@ def warm() -> None:
 
 
 warm()
+
+
+def served():
+    """What the server runs in each of its processes (bin/entrypoint: granian's --factory):
+    the app, with SQLite's checkpoints in a thread (matches.db); the tests and runserver
+    leave them to SQLite."""
+    checkpoint_in_background()
+    return application

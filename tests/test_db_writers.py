@@ -1,12 +1,13 @@
 """On SQLite, writers queue for their turn instead of polling the database's lock."""
 
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from matches import db
 
@@ -83,3 +84,35 @@ def test_a_nested_service_keeps_the_outer_writers_turn():
             pass
         assert not _another_process_can_write()  # the outer service still holds its turn
     assert _another_process_can_write()
+
+
+@pytest.mark.django_db
+def test_the_servers_checkpoints_run_beside_the_writers_not_on_their_commits(tmp_path):
+    """A connection made while the checkpointer runs never checkpoints on a commit; the log a
+    writer leaves is copied into the database by the checkpointer's thread."""
+    path = tmp_path / "db.sqlite3"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE pages (page BLOB)")
+    empty = path.stat().st_size
+    stop = db.checkpoint_in_background(str(path), every=0.01)
+    made = connections.create_connection("default")
+    try:
+        with made.cursor() as cursor:
+            cursor.execute("PRAGMA wal_autocheckpoint")
+            assert cursor.fetchone() == (0,)
+        writer.executemany("INSERT INTO pages VALUES (?)", [(bytes(4000),)] * 50)
+        deadline = time.monotonic() + 60  # the checkpointer wakes every 10 ms: ample, busy too
+        while path.stat().st_size < empty + 50 * 4000 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert path.stat().st_size >= empty + 50 * 4000  # the 50 rows are in the database
+    finally:
+        made.close()
+        stop()
+        writer.close()
+    after = connections.create_connection("default")
+    with after.cursor() as cursor:
+        cursor.execute("PRAGMA wal_autocheckpoint")
+        assert cursor.fetchone() == (1000,)  # stopped: connections checkpoint as SQLite does
+    after.close()
