@@ -678,8 +678,10 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
 
 
 # Rows an import writes in one transaction: on SQLite, a save on another table waits for at
-# most one such batch (some tens of milliseconds), not for the whole import.
-IMPORT_BATCH_ROWS = 500
+# most one such batch, not for the whole import. 200: during the benchmark's 20 MB import, saves
+# on another table had a p99 of 81-109 ms (225-247 ms with 500 rows a batch); the import took
+# 13.4-13.7 s (12.3).
+IMPORT_BATCH_ROWS = 200
 
 
 def import_table(*, document: "TableImport") -> Table:
