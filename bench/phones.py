@@ -43,6 +43,7 @@ SETTLE = 10.0
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
 ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
+APP_CPU = re.compile(r"\bapp;dur=([0-9.]+)")  # Server-Timing (settings.SERVER_TIMING)
 REMATCH = re.compile(r'id="open-rematch" href="[^"]*/m/(\d+)/"')
 SAVED = 'id="saved"'
 CONFLICT = "was just entered on another phone"
@@ -174,6 +175,8 @@ class Tally:
     cpu: list[tuple[float, float]] = field(default_factory=list)  # (when, the server's CPU s)
     late: list[asyncio.Task] = field(default_factory=list)  # phones that joined while playing
     lag: list[float] = field(default_factory=list)  # the loop's delays: the client's own share
+    # The app's CPU ms for each answer (its Server-Timing), by kind; a poll's by its status too.
+    app_cpu: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -257,6 +260,9 @@ class Seat:
                 self.cookies[name] = morsel.value
         if kind is not None and time.monotonic() - answer.seconds >= self.tally.measured_from:
             self.tally.seconds.setdefault(kind, []).append(answer.seconds)
+            if found := APP_CPU.search(answer.headers.get("server-timing", "")):
+                named = f"{kind} {answer.status}" if kind == "poll" else kind
+                self.tally.app_cpu.setdefault(named, []).append(float(found[1]))
         if answer.status not in expected:
             self.tally.errors.append(f"{kind or 'join'}: HTTP {answer.status} {method} {path}")
             return None

@@ -47,6 +47,13 @@ def _spreads(kinds: dict[str, dict], every: dict) -> str:
     return _table(["request", "count", "p50 ms", "p99 ms", "max ms"], rows)
 
 
+def _app_cpu(kinds: dict[str, tuple[int, float]]) -> str:
+    total = sum(ms for _, ms in kinds.values()) or 1.0
+    rows = [[kind, count, f"{ms / max(1, count):.2f}", f"{100 * ms / total:.0f}%"]
+            for kind, (count, ms) in kinds.items()]  # fmt: skip
+    return _table(["request", "count", "app CPU ms/request", "share of the app's CPU"], rows)
+
+
 def _knee(runs: list[dict], knee_ms: float) -> str:
     below = [run["phones"] for run in runs if run["p99_ms"] < knee_ms]
     above = [run["phones"] for run in runs if run["p99_ms"] >= knee_ms]
@@ -89,6 +96,10 @@ def _phones(name: str, played: dict, budget: int, knee_ms: float) -> str:
             _knee(played["runs"], knee_ms),
             f"At {run['phones']:,} phones, by request:",
             _spreads(run["kinds"], run),
+            f"The app's CPU at {run['phones']:,} phones, by request (each answer's Server-Timing: "
+            "the thread's CPU until its headers; the server's own share is the rest of the "
+            "CPU per request above):",
+            _app_cpu(run.get("app_cpu", {})),
             f"What happened at {run['phones']:,} phones: {outcomes or 'nothing'}.",
             f"Errors at any size (5xx, other unexpected statuses, connection errors): "
             f"{len(errors)}" + (f": {shown}" if errors else "."),

@@ -105,6 +105,7 @@ def base_env(var_dir: Path, database_url: str = "") -> dict[str, str]:
         DJANGO_ALLOWED_HOSTS="127.0.0.1",
         DJANGO_VAR_DIR=str(var_dir),  # SQLite lives here, never in var/db.sqlite3
         DJANGO_LOG_LEVEL="WARNING",
+        DJANGO_SERVER_TIMING="1",  # each answer says its CPU time: phones.py adds it up by kind
         WEB_CONCURRENCY=str(WORKERS),
         WEB_THREADS=str(THREADS),
         PYTHONPATH=f"{ROOT}{os.pathsep}{BENCH}",
@@ -371,6 +372,7 @@ def play(port: int, seeded: dict) -> dict:
                 "seconds": seconds,
                 **_spread(every),
                 "kinds": {kind: _spread(s) for kind, s in sorted(tally.seconds.items())},
+                "app_cpu": {kind: (len(ms), sum(ms)) for kind, ms in sorted(tally.app_cpu.items())},
                 "outcomes": dict(sorted(tally.outcomes.items())),
                 "errors": tally.errors,
                 "server_cpu_ms": 1000 * server / max(1, len(every)),

@@ -224,6 +224,9 @@ TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 # A poll may be answered from a match's state read this long ago by the same process
 # (matches.views.kept.polled_state): another phone's change shows at most that much later.
 POLL_STALE_SECONDS = 1.0
+# Each answer says in a Server-Timing header the app's CPU time for it (scoresheet.logs):
+# `make bench` turns it on to tell the cost of each kind of request in a mix of them.
+SERVER_TIMING = env_bool("DJANGO_SERVER_TIMING", False)
 
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 400  # a phone stays joined for about a year

@@ -2,6 +2,7 @@
 
 import os
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scoresheet.settings")
@@ -19,7 +20,7 @@ _CGI = {"REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_T
         "CONTENT_LENGTH", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR",
         "GATEWAY_INTERFACE", "SERVER_SOFTWARE"}  # fmt: skip
 _INHERITED = frozenset(name for name in os.environ if name not in _CGI and name[:5] != "HTTP_")
-_served = AccessLog(UnchangedPolls(application))
+_served = AccessLog(UnchangedPolls(application), server_timing=settings.SERVER_TIMING)
 
 
 class _WholeBody:

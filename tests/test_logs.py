@@ -141,3 +141,20 @@ def test_the_access_log_says_each_answer_and_leaves_out_unchanged_polls_only():
     ]
     assert all(re.fullmatch(r"\[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] .* \d+ms", line)
                for line in lines)  # fmt: skip
+
+
+def test_the_apps_cpu_time_is_said_in_each_answer_only_when_asked():
+    def app(environ, start_response):
+        sum(range(100_000))  # some CPU to tell
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+
+    def headers_of(logged) -> dict:
+        sent = {}
+        logged({"REQUEST_METHOD": "GET", "PATH_INFO": "/floor"},
+               lambda status, headers, exc_info=None: sent.update(headers))  # fmt: skip
+        return sent
+
+    timed = headers_of(logs.AccessLog(app, server_timing=True))["Server-Timing"]
+    assert re.fullmatch(r"app;dur=\d+\.\d\d", timed) and float(timed[8:]) > 0
+    assert "Server-Timing" not in headers_of(logs.AccessLog(app))
