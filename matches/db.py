@@ -33,12 +33,18 @@ _held = 0  # how deep the thread holding _in_process is in nested services
 _lock_files: dict[tuple[int, Path], object] = {}  # by process: a forked worker opens its own
 
 
+def sqlite_file(settings_dict: dict) -> str | None:
+    """The file a SQLite database lives in; None for another database, or one in memory
+    (which lives in one process)."""
+    name = str(settings_dict["NAME"])
+    if "sqlite3" not in settings_dict["ENGINE"] or name == ":memory:" or "mode=memory" in name:
+        return None
+    return name.removeprefix("file:").split("?", 1)[0]
+
+
 def _lock_path() -> Path | None:
-    name = str(connection.settings_dict["NAME"])
-    if name == ":memory:" or "mode=memory" in name:
-        return None  # an in-memory database lives in one process
-    path = name.removeprefix("file:").split("?", 1)[0]
-    return Path(f"{path}.writers.lock")
+    path = sqlite_file(connection.settings_dict)
+    return None if path is None else Path(f"{path}.writers.lock")
 
 
 def _file(path: Path):
@@ -90,11 +96,10 @@ def migration_lock(alias: str = "default"):
             with database.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_unlock(%s)", [_MIGRATING])
         return
-    name = str(database.settings_dict["NAME"])
-    if database.vendor != "sqlite" or name == ":memory:" or "mode=memory" in name:
+    path = sqlite_file(database.settings_dict)
+    if path is None:
         yield
         return
-    path = name.removeprefix("file:").split("?", 1)[0]
     with open(f"{path}.migrate.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         yield
@@ -123,9 +128,8 @@ def checkpoint_in_background(path: str | None = None, every: float = CHECKPOINT_
     mix at 1,000 phones on the benchmark's database: p99 155 ms so, 62 ms from a thread. The
     server calls this as each process starts (scoresheet/wsgi.py); a management command or a
     test process checkpoints the usual way."""
-    database = settings.DATABASES["default"]
-    path = path or str(database["NAME"])
-    if database["ENGINE"] != "django.db.backends.sqlite3" or "memory" in path:
+    path = path or sqlite_file(settings.DATABASES["default"])
+    if path is None:
         return None
     connection_created.connect(_no_checkpoint_on_commit, dispatch_uid="no-checkpoint")
     stopped = threading.Event()
