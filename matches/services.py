@@ -442,6 +442,7 @@ def record_deal(
     Another phone's deal already at `number` raises DealConflict; nothing is written.
     `action` is what the log calls it (a deal put back is logged as restored). The rules'
     messages name the sides: `side_names` as the caller showed them, else as stored.
+    Only `match`'s id is read: its row is read again, locked.
     """
     match = _lock(match)
     keyed = _keyed_entries(match)

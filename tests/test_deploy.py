@@ -1,13 +1,18 @@
 """What production runs: settings that pass Django's deployment checks and refuse to start without
 a secret, and the WSGI application the server is given."""
 
+import errno
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from scoresheet.cache import FileCache
+from scoresheet.settings import cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCTION = {
@@ -70,14 +75,46 @@ def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, 
 
 
 def test_the_processes_of_one_server_share_one_cache(tmp_path):
-    """What one process draws, another reads (matches.views.kept): on disk under var/."""
+    """What one process draws, another reads (matches.views.kept): in files, in memory where
+    the machine has it, in a folder of each var/'s own."""
     env = {**PRODUCTION, "DJANGO_VAR_DIR": str(tmp_path)}
     put = "from django.core.cache import cache; cache.set('drawn', 'once', 60)"
     assert manage("shell", "-c", put, **env).returncode == 0
     get = "from django.core.cache import cache; print(cache.get('drawn'))"
     got = manage("shell", "--no-imports", "-c", get, **env)
     assert got.stdout.strip() == "once", got.stderr
-    assert (tmp_path / "cache").is_dir()
+    folder = cache_dir("", tmp_path)
+    try:
+        assert len(list(folder.glob("*.djcache"))) == 1
+        assert folder != cache_dir("", tmp_path / "another")
+        if Path("/dev/shm").is_dir():
+            assert folder.parent == Path("/dev/shm")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_caches_folder_can_be_named(tmp_path):
+    env = {**PRODUCTION, "DJANGO_VAR_DIR": str(tmp_path), "DJANGO_CACHE_DIR": str(tmp_path / "c")}
+    put = "from django.core.cache import cache; cache.set('drawn', 'once', 60)"
+    assert manage("shell", "-c", put, **env).returncode == 0
+    assert len(list((tmp_path / "c").glob("*.djcache"))) == 1
+
+
+def test_a_value_the_cache_cannot_write_is_a_miss_and_a_third_of_it_makes_way(
+    tmp_path, monkeypatch, caplog
+):
+    cache = FileCache(str(tmp_path), {})
+    for number in range(9):
+        cache.set(f"drawn-{number}", number)
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache, "_write_content", full)
+    cache.set("drawn-10", 10)  # answered all the same
+    assert cache.get("drawn-10") is None
+    assert len(cache._list_cache_files()) == 6
+    assert "kept nothing" in caplog.text and "No space left" in caplog.text
 
 
 def test_a_cache_for_many_app_servers_is_named_by_its_address():

@@ -105,15 +105,14 @@ def scorer_match(request: HttpRequest, token: str, match_id: int) -> Match:
     return match
 
 
-def scorer_match_and_sides(request: HttpRequest, token: str, match_id: int) -> tuple[Match, list]:
-    """The match, its table and its sides with their players, in one query, for a phone
-    that may change it."""
-    found = selectors.match_and_sides(token, match_id)
-    if found is None:
+def scorer_seating(request: HttpRequest, token: str, match_id: int) -> selectors.Seating:
+    """A match's sides and settings, for a phone that may change it: one query."""
+    seating = selectors.seating(token, match_id)
+    if seating is None:
         raise Http404
-    if not can_score(request, found[0].table):
+    if not joined_with(request, seating.state.table_id, seating.state.scorer_token):
         raise PermissionDenied
-    return found
+    return seating
 
 
 def posted(request: HttpRequest):

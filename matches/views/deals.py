@@ -3,6 +3,7 @@ deleted (Undo puts its points back in the form) and restored. Answers are the sh
 (views/sheet.py): the same template, the same read model."""
 
 import re
+from dataclasses import replace
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -20,7 +21,7 @@ from matches.views.access import (
     done,
     posted,
     scorer_match,
-    scorer_match_and_sides,
+    scorer_seating,
     table_page,
 )
 from matches.views.sheet import (
@@ -45,55 +46,57 @@ CHANGED_MEANWHILE = _(
 @table_page
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    match, sides = scorer_match_and_sides(request, token, match_id)
-    form = DealForm(request.POST, side_names=(sides[0].name, sides[1].name),
-                    claims_allowed=match.claims_allowed,
-                    declarations_allowed=match.declarations_allowed)  # fmt: skip
+    seating = scorer_seating(request, token, match_id)
+    form = DealForm(request.POST, side_names=seating.side_names,
+                    claims_allowed=seating.claims_allowed,
+                    declarations_allowed=seating.declarations_allowed)  # fmt: skip
     if "count" in request.POST:
         return _counted(request, *sheet_and_state(token, match_id), form)
     try:
         if not form.is_valid():
             return answer(request, *sheet_and_state(token, match_id), form=form)
         data = form.cleaned_data
-        recorded = services.record_deal(match=match, number=data["number"], entry=data["entry"],
-                                        idempotency_key=data["key"], by=by(request),
-                                        side_names=form.side_names)  # fmt: skip
+        # The service reads the match again, locked: the view names it.
+        recorded = services.record_deal(match=Match(pk=match_id), number=data["number"],
+                                        entry=data["entry"], idempotency_key=data["key"],
+                                        by=by(request), side_names=form.side_names)  # fmt: skip
     except rules.DealInvalid as invalid:
         form.add_rule_errors(invalid)
     except services.DealConflict as conflict:
         return answer(request, *sheet_and_state(token, match_id), notice=_conflict(conflict, form))
     except services.DeletedSince as deleted:
         notice = Notice(deleted_since=deleted.number)
-        return after_change(request, match, notice, deleted_since=deleted.number)
+        return after_change(request, token, match_id, notice, deleted_since=deleted.number)
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:
-        return _saved(request, match, sides, recorded)
+        return _saved(request, token, seating, recorded)
     # What was typed stays, for the deal the sheet now says is next (another phone may
     # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
     return answer(request, *sheet_and_state(token, match_id), form=form)
 
 
-def _saved(request: HttpRequest, match: Match, sides: list, recorded: services.Recorded):
+def _saved(
+    request: HttpRequest, token: str, seating: selectors.Seating, recorded: services.Recorded
+) -> HttpResponse:
     """A deal saved: with HTMX, the parts a save changes, drawn from the match as the save
     left it, without reading it again. Unless something else changed it between this view's
     read and the save (a player renamed, say), or this is a retry: then read afresh."""
-    number = recorded.deal.number
+    match, number = recorded.deal.match, recorded.deal.number
     if not request.htmx:
-        return to_sheet(match, {"saved": number})
-    if not recorded.created or recorded.match.revision != match.revision + 1:
-        return after_change(request, match, Notice(saved=number))
-    saved = recorded.match
-    saved.table = match.table
+        return to_sheet(token, match.pk, {"saved": number})
+    if not recorded.created or recorded.match.revision != seating.state.revision + 1:
+        return after_change(request, token, match.pk, Notice(saved=number))
     last = (recorded.logged.pk, recorded.logged.action, number)
-    sheet = selectors.sheet_of(saved, sides, recorded.outcome, last)
+    sheet = selectors.sheet_of(recorded.match, seating.table_name, token, list(seating.sides),
+                               recorded.outcome, last)  # fmt: skip
     kept.keep_sheet(sheet)  # the other phones' polls draw it next
-    state = selectors.State(saved.revision, match.table_id, match.table.scorer_token)
     row_added = adds_a_row(sheet, request.POST.get("shown"))
     # Sent from a form drawn blank, the form stays and sheet.js empties it ("deal:next"):
     # only what changes from one deal to the next is drawn.
     blank = request.POST.get("drawn_blank") == "1" and sheet.open_for_deals
     parts = ("notices", "live", "row_added" if row_added else "rows", "next" if blank else "entry")
+    state = replace(seating.state, revision=sheet.revision)
     return answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
 
 
@@ -209,7 +212,7 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
         )
     request.session[DELETED] = logged.pk  # this phone is not "another phone" to itself
     if shown is None or not request.htmx:
-        return after_change(request, match, Notice(deleted=number), deleted=number)
+        return after_change(request, token, match_id, Notice(deleted=number), deleted=number)
     sheet, state = sheet_and_state(token, match_id)
     refill = entry_form(sheet, **entry_data(entry_from_document(logged.old)))
     return answer(request, sheet, state, notice=Notice(deleted=number, undone=True), form=refill)

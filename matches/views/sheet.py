@@ -282,17 +282,19 @@ def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: st
     return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
 
 
-def after_change(request: HttpRequest, match: Match, notice: Notice, **said: int) -> HttpResponse:
+def after_change(
+    request: HttpRequest, token: str, match_id: int, notice: Notice, **said: int
+) -> HttpResponse:
     """After a change: with HTMX the sheet's parts, saying `notice`; else a redirect to the
     sheet, whose address says it (`said`), read afresh as this change left it."""
     if request.htmx:
-        sheet, state = sheet_and_state(match.table.viewer_token, match.pk)
+        sheet, state = sheet_and_state(token, match_id)
         return answer(request, sheet, state, notice=_with_restore(notice, sheet))
-    return to_sheet(match, said)
+    return to_sheet(token, match_id, said)
 
 
-def to_sheet(match: Match, said: dict[str, int]) -> HttpResponse:
-    url = reverse("match", args=[match.table.viewer_token, match.pk])
+def to_sheet(token: str, match_id: int, said: dict[str, int]) -> HttpResponse:
+    url = reverse("match", args=[token, match_id])
     return redirect(f"{url}?{urlencode(said)}" if said else url)
 
 
@@ -308,7 +310,7 @@ def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice,
     except rules.DealInvalid as invalid:
         why = rule_messages(invalid)
     else:
-        return after_change(request, match, notice, **said)
+        return after_change(request, token, match_id, notice, **said)
     return answer(request, *sheet_and_state(token, match_id), notice=Notice(error=why),
                    settings_form=settings_form)  # fmt: skip
 
