@@ -2,7 +2,9 @@
 are written whole and renamed into place, so that a process never reads another's half."""
 
 import logging
+import pickle
 import random
+import zlib
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.filebased import FileBasedCache
@@ -17,6 +19,12 @@ class FileCache(FileBasedCache):
     CULL_EVERY rather than on every one: the folder may hold a few hundred more meanwhile.
     A value that cannot be written (the folder full: a container's /dev/shm is 64 MB) is not
     kept, and a third of the files make way: a miss, never a failed answer."""
+
+    def _write_content(self, file, timeout, value) -> None:
+        """As Django's, compressed at zlib's level 1 rather than 6: a 36 KB page in 0.09 ms
+        of CPU instead of 0.27 (read back the same way, by zlib)."""
+        file.write(pickle.dumps(self.get_backend_timeout(timeout), self.pickle_protocol))
+        file.write(zlib.compress(pickle.dumps(value, self.pickle_protocol), 1))
 
     def _cull(self) -> None:
         if random.random() < 1 / CULL_EVERY:

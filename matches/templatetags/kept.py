@@ -11,12 +11,10 @@ import re
 import secrets
 
 from django import template
-from django.core.cache import cache
-from django.core.cache.utils import make_template_fragment_key
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from matches.views.kept import KEEP
+from matches.views import kept
 
 register = template.Library()
 
@@ -33,11 +31,10 @@ class KeepNode(template.Node):
         key = self.key.resolve(context)
         if not key:  # None, or no key given at all
             return self.nodelist.render(context)
-        cache_key = make_template_fragment_key("page", [repr(key)])
-        drawn = cache.get(cache_key)
+        drawn = kept.page(key)
         if drawn is None:
             drawn = _INDENTATION.sub("\n", self.nodelist.render(context))
-            cache.set(cache_key, drawn, KEEP)
+            kept.keep_page(key, drawn)
         return drawn
 
 

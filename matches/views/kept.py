@@ -17,12 +17,14 @@ from collections import OrderedDict
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 
 from matches import selectors
 
 SHEETS = 500  # sheets a process keeps: those of the tables playing now
+PAGES = 300  # pages a process keeps as drawn (a 40-deal sheet is 36 KB): read without a file
 WATCH_IDLE = 60.0  # seconds after its last poll a match's state is no longer read
 KEEP = 60 * 60  # seconds a drawn page or part is kept (a newer revision has another key)
 
@@ -142,6 +144,26 @@ def polled_state(token: str, match_id: int) -> selectors.State | None:
     return _watched.state(token, match_id)
 
 
+_pages = _Recent(PAGES)
+
+
+def page(key: tuple) -> str | None:
+    """A page drawn under `key`, by this process (kept as it is) or another."""
+    found = _pages.get(key)
+    if found is None and (found := cache.get(_page_key(key))) is not None:
+        _pages.put(key, found)
+    return found
+
+
+def keep_page(key: tuple, drawn: str) -> None:
+    _pages.put(key, drawn)
+    cache.set(_page_key(key), drawn, KEEP)
+
+
+def _page_key(key: tuple) -> str:
+    return make_template_fragment_key("page", [repr(key)])
+
+
 def page_key(*depends_on: object) -> tuple:
     """What a page drawn for everyone is kept under: what it depends on, and the language."""
     return (*depends_on, get_language())
@@ -150,4 +172,5 @@ def page_key(*depends_on: object) -> tuple:
 def forget() -> None:
     """For the tests: each starts with nothing kept."""
     _sheets.clear()
+    _pages.clear()
     _watched.clear()

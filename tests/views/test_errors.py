@@ -1,3 +1,4 @@
+import gzip
 import io
 import logging
 from unittest import mock
@@ -143,3 +144,23 @@ def test_answers_are_compressed_but_not_images_that_are_already(rf):
     assert answer("image/svg+xml")["Content-Encoding"] == "gzip"  # text, really
     icon = answer("image/png")
     assert not icon.has_header("Content-Encoding") and icon.content == b"x" * 500
+
+
+def test_a_compressed_answer_reads_back_whole_and_its_length_varies(rf):
+    page = "".join(f"<tr><td>{n}</td><td>{n * 7 % 11}</td></tr>" for n in range(500)).encode()
+
+    def answer(**headers):
+        def view(request):
+            response = HttpResponse(page)
+            response["ETag"] = '"7"'
+            return response
+
+        return GZipButNotImages(view)(rf.get("/", **headers))
+
+    sent = [answer(HTTP_ACCEPT_ENCODING="gzip, br") for _ in range(20)]
+    assert all(gzip.decompress(one.content) == page for one in sent)
+    assert all(one["Content-Length"] == str(len(one.content)) for one in sent)
+    assert sent[0]["ETag"] == 'W/"7"' and sent[0]["Vary"] == "Accept-Encoding"
+    assert len({len(one.content) for one in sent}) > 1  # padded at random, against BREACH
+    plain = answer()
+    assert plain.content == page and plain["ETag"] == '"7"' and plain["Vary"] == "Accept-Encoding"
