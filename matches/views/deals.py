@@ -82,11 +82,11 @@ def _saved(
     """A deal saved: with HTMX, the parts a save changes, drawn from the match as the save
     left it, without reading it again. Unless something else changed it between this view's
     read and the save (a player renamed, say), or this is a retry: then read afresh."""
-    match, number = recorded.deal.match, recorded.deal.number
+    match_id, number = recorded.deal.match_id, recorded.deal.number
     if not request.htmx:
-        return to_sheet(token, match.pk, {"saved": number})
+        return to_sheet(token, match_id, {"saved": number})
     if not recorded.created or recorded.match.revision != seating.state.revision + 1:
-        return after_change(request, token, match.pk, Notice(saved=number))
+        return after_change(request, token, match_id, Notice(saved=number))
     last = (recorded.logged.pk, recorded.logged.action, number)
     sheet = selectors.sheet_of(recorded.match, seating.table_name, token, list(seating.sides),
                                recorded.outcome, last)  # fmt: skip
