@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from scoresheet.cache import FileCache
-from scoresheet.settings import cache_dir
+from scoresheet.settings import cache_dir, memory_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCTION = {
@@ -90,6 +90,32 @@ def test_the_processes_of_one_server_share_one_cache(tmp_path):
         if Path("/dev/shm").is_dir():
             assert folder.parent == Path("/dev/shm")
     finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="no /dev/shm here")
+def test_a_cache_folder_in_memory_that_is_not_this_users_alone_is_not_used(tmp_path):
+    """The cache holds pickles: a folder another user made (or a link to one) would run
+    their code."""
+    folder = memory_folder(tmp_path)
+    fallback = tmp_path / "cache"
+    try:
+        folder.symlink_to(tmp_path)
+        assert cache_dir("", tmp_path) == fallback
+        folder.unlink()
+        folder.mkdir(mode=0o777)
+        folder.chmod(0o777)
+        assert cache_dir("", tmp_path) == fallback
+        if os.getuid() == 0:
+            folder.chmod(0o700)
+            os.chown(folder, 12345, -1)
+            assert cache_dir("", tmp_path) == fallback
+            os.chown(folder, 0, -1)
+        folder.chmod(0o700)
+        assert cache_dir("", tmp_path) == folder
+    finally:
+        if folder.is_symlink():
+            folder.unlink()
         shutil.rmtree(folder, ignore_errors=True)
 
 
