@@ -318,6 +318,23 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
     assert one(page, "#live")["hx-get"].endswith(f"?poll=1&shown={shown + 1}")
 
 
+def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behind(
+    scorer, match, sheet_url, deal_url, worked
+):
+    """The row added and the next deal's parts come from what the save drew; each phone's
+    own part (its tokens, the key of the deal it types next) is its own."""
+    shown = Match.objects.get().revision
+    other = Client()
+    other.post(reverse("join", args=[match.table.scorer_token]))
+    data = deal_data(number=2, a="6", b="5", da="0", shown=shown, drawn_blank="1")
+    saved = parsed(other.post(deal_url, data, **HX))
+    polled = parsed(scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX))
+    for part in ("template", "#chart", "#recent", "#entry-next", "#delete-last"):
+        assert str(one(saved, part)) == str(one(polled, part)), part
+    assert value(saved, "number") == value(polled, "number") == "3"
+    assert value(saved, "key") != value(polled, "key")  # each phone's next deal, its own key
+
+
 @pytest.mark.parametrize(
     ("query", "why"),
     [
