@@ -8,6 +8,7 @@ server, and time the exports. Writes docs/performance.md; exits 1 when a budget 
 naming it.
 """
 
+import atexit
 import json
 import os
 import platform
@@ -88,6 +89,11 @@ class Endpoint:
 
 
 SESSIONS: dict[int, int] = {}  # a server's port: the session of its processes
+# The servers' shared cache in memory, as the app's default puts it (settings.cache_dir), in a
+# folder of this run's own, removed when it ends: /dev/shm outlives the run.
+_MEMORY = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+CACHES = Path(tempfile.mkdtemp(prefix="bench-cache-", dir=_MEMORY))
+atexit.register(shutil.rmtree, CACHES, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -104,6 +110,7 @@ def base_env(var_dir: Path, database_url: str = "") -> dict[str, str]:
         DJANGO_SECRET_KEY="bench-only-secret-key-not-for-production-use",
         DJANGO_ALLOWED_HOSTS="127.0.0.1",
         DJANGO_VAR_DIR=str(var_dir),  # SQLite lives here, never in var/db.sqlite3
+        DJANGO_CACHE_DIR=str(CACHES / var_dir.name),
         DJANGO_LOG_LEVEL="WARNING",
         DJANGO_SERVER_TIMING="1",  # each answer says its CPU time: phones.py adds it up by kind
         WEB_CONCURRENCY=str(WORKERS),

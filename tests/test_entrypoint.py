@@ -31,6 +31,7 @@ def test_the_entrypoint_migrates_and_serves_under_granian_with_access_logs(tmp_p
         **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
         "DJANGO_SECRET_KEY": "entrypoint-test-secret-" + "k" * 40,
         "DJANGO_VAR_DIR": str(data),
+        "DJANGO_CACHE_DIR": str(tmp_path / "cache"),  # not a folder in /dev/shm left behind
         "PORT": str(port),
         "PYTHON": sys.executable,
         "WEB_CONCURRENCY": "1",
@@ -94,6 +95,7 @@ def test_servers_starting_together_migrate_in_turn(tmp_path):
         **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
         "DJANGO_SECRET_KEY": "migrate-test-secret-" + "k" * 40,
         "DJANGO_VAR_DIR": str(tmp_path),
+        "DJANGO_CACHE_DIR": str(tmp_path / "cache"),
     }
     fresh = None
     if "DATABASE_URL" in os.environ:
