@@ -241,6 +241,10 @@ class Sheet:
             "totals": [side.total for side in self.sides],
             "sides": self.side_names,
             "players": len(self.sides[0].players),
+            # What decides a match once a deal is added (offline.js: settle).
+            "line": self.line,
+            "tie": self.settings.tie_rule.value,
+            "another": self.another_deal,
         }
         shown = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
         return mark_safe(shown.translate(_AS_TEXT))

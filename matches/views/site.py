@@ -13,7 +13,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
@@ -88,14 +88,24 @@ _OFFLINE_WORDS = {
         "Deal %(number)s, entered on this phone, was not saved: %(words)s Correct it in the "
         "form and save it, or discard it."
     ),
-    "conflict": gettext_noop(
-        "Another phone entered deal %(number)s first. Yours, entered on this phone, was not "
-        "saved: %(yours)s."
+    "refused-closed": gettext_noop(
+        "Deal %(number)s, entered on this phone, was not saved: %(words)s Discard it to go on."
     ),
+    # After the server's words: "Deal 1 was just entered on another phone. Anna 6, Bruno 5."
+    "conflict": gettext_noop("Yours, entered on this phone, was not saved: %(yours)s."),
     "add": gettext_noop("Add mine as deal %(number)s"),
     "discard": gettext_noop("Discard mine"),
     "deal": gettext_noop("Deal %(number)s"),
     "dealer": gettext_noop("Deal %(number)s: <strong>%(dealer)s</strong> deals."),
+    "at-line": gettext_noop("at the line"),
+    "won": gettext_noop("match won"),
+    "tie": gettext_noop(
+        "Both sides have reached the line: by the agreed tie rule, play another deal."
+    ),
+    "decided": gettext_noop(
+        "Deal %(number)s decides the match. Once this phone is back online its deals are sent, "
+        "and End match appears."
+    ),
 }
 # The checks of a played-out deal a phone makes offline, in the rules' own words (a sweep or a
 # claim waits for the server's).
@@ -125,8 +135,19 @@ def offline_words(language: str) -> str:
         "cards": rules.CARD_POINTS_PER_DEAL,
         "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
         "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},
+        "needs": _needs(language),
     }
     return f"window.offlineWords = {json.dumps(data, ensure_ascii=False)};\n"
+
+
+def _needs(language: str) -> dict:
+    """For each number a side can need, which of the language's plural forms of "needs 5
+    more" it takes, and those forms' texts: offline.js counts no plurals."""
+    with translation.override(language):
+        needs = "needs %(n)s more"
+        said = [ngettext(needs, needs, n) for n in range(rules.MAX_LINE + 1)]
+    forms = list(dict.fromkeys(said))
+    return {"forms": forms, "of": "".join(str(forms.index(text)) for text in said)}
 
 
 @cache

@@ -1,8 +1,10 @@
 // Offline at the table. The service worker keeps the last sheet this phone saw (sw.js); here,
 // deals entered without a connection wait on the phone (IndexedDB, one queue per match) and
-// are sent once, in order, when it returns. No rule is derived here: what a deal is checked
-// against and the words said come from the server's rules (offline.<language>.js, and where
-// the sheet stands in the page), and the server checks each deal again when it arrives.
+// are sent once, in order, when it returns. What a deal is checked against and the words said
+// come from the server's rules (offline.<language>.js, and where the sheet stands in the page),
+// and the server checks each deal again when it arrives. One rule is restated here, so that the
+// phone stops at the deal that decides the match: `settle`, the rules' _settle for a played-out
+// deal (tests/browser/test_offline.py plays each of its cases).
 (function () {
   "use strict";
   var MATCH = window.location.pathname;
@@ -161,10 +163,12 @@
     show(document.getElementById("no-deals"), false);
     var columns = rows.closest("table").querySelectorAll("thead th").length;
     var totals = d.totals.slice();
+    var state = { another: d.another };
     items.forEach(function (item) {
       var deal = read(item.values, d);
       if (!deal || deal.errors.length) totals = null;
       else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
+      if (!state.decided) state = settle(state, item, totals, d);
       rows.appendChild(row(item, deal, totals, d, columns));
     });
     var waiting = word("provisional");
@@ -172,12 +176,46 @@
       remember(total).textContent = totals ? totals[i] : "…";
       total.after(element("span", "tag offline-pending", waiting));
     });
+    document.querySelectorAll(".scoreboard .needs").forEach(function (needs, i) {
+      remember(needs).textContent = needing(state, totals, i, d);
+    });
+    if (state.decided || state.another) {
+      var said = state.decided ? word("decided", { number: state.decided }) : word("tie");
+      var live = document.querySelector("#live .scoreboard");
+      if (live) live.after(element("p", "notice " + (state.decided ? "ok" : "warn") + " offline-pending", said));
+    }
+    if (state.decided) { // no deal after the one that decides it: the server would refuse it
+      show(form(), false);
+      show(document.querySelector("#live .next-dealer"), false);
+      return;
+    }
     var next = Math.max(d.number, items[items.length - 1].number + 1);
     var dealer = d.dealers[(d.dealer + next - d.number) % d.dealers.length];
     var heading = form() && form().querySelector("h2");
     if (heading) remember(heading).textContent = word("deal", { number: next });
     var dealing = document.querySelector("#live .next-dealer");
     if (dealing) remember(dealing).innerHTML = word("dealer", { number: next, dealer: dealer }, true);
+  }
+  // Where the match stands once a waiting deal is added, as the rules' _settle has it for a
+  // played-out deal (the sheet names the line, the tie rule and whether both sides are already
+  // past the line); a sweep or a claim always ends it. Unknown totals decide nothing.
+  function settle(state, item, totals, d) {
+    var kind = item.values.kind;
+    if (kind !== "normal") return { decided: item.number, winner: kind === "claim" ? null : Number(item.values.side) };
+    if (!totals) return state;
+    var over = [totals[0] >= d.line, totals[1] >= d.line];
+    if (!over[0] && !over[1]) return { another: false };
+    if (!over[0] || !over[1]) return { decided: item.number, winner: over[0] ? 0 : 1 };
+    if (totals[0] === totals[1] || (!state.another && d.tie === "another_deal")) return { another: true };
+    return { decided: item.number, winner: totals[0] > totals[1] ? 0 : 1 };
+  }
+  function needing(state, totals, i, d) {
+    if (state.decided) return state.winner === i ? word("won") : "";
+    if (!totals) return "…";
+    var needs = Math.max(0, d.line - totals[i]);
+    if (!needs) return word("at-line");
+    var n = W.needs;
+    return say(n.forms[Number(n.of[Math.min(needs, n.of.length - 1)])], { n: needs });
   }
   function show(drawn, shown) {
     if (!drawn || drawn.hidden === !shown) return;
@@ -351,6 +389,8 @@
     }).catch(function () {}).then(function () {
       document.removeEventListener("htmx:afterRequest", answered);
       if (status !== 200) return "unanswered";
+      var copy = document.getElementById("offline-copy");
+      if (copy) copy.remove(); // the server answered: what it drew is the live sheet's
       if (document.querySelector("#saved, #deleted-since")) return "saved";
       if (document.querySelector("#conflict")) return "conflict";
       if (document.querySelector(REFUSED)) return "refused";
@@ -384,12 +424,24 @@
     var words = [].map.call(errors, function (error) { return error.textContent.trim(); }).join(" ");
     item.state = "refused";
     item.words = words;
-    var said = notice(word("refused", { number: item.number, words: words }), "warn");
+    document.querySelectorAll("#notices .error").forEach(function (said_) { said_.remove(); }); // said below
+    var closed = !form(); // no form to correct it in: the match is decided, ended or stopped
+    var said = notice(word(closed ? "refused-closed" : "refused", { number: item.number, words: words }), "warn");
     var discard = element("button", "", word("discard"));
     discard.type = "button";
     discard.dataset.offlineDiscard = item.key;
     said.appendChild(element("p", "actions")).appendChild(discard);
     return put(item);
+  }
+  // A refused deal discarded: the form is blank again, and what was said of it goes.
+  function forget() {
+    if (form()) blank(form());
+    document.querySelectorAll("#deal-errors, #entry .errorlist, #notices .error").forEach(function (said) {
+      said.remove();
+    });
+    document.querySelectorAll("#entry [aria-invalid=true]").forEach(function (field) {
+      field.removeAttribute("aria-invalid");
+    });
   }
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-offline-add], [data-offline-discard]");
@@ -410,7 +462,7 @@
     } else {
       // A refused deal's number is free again; a deal another phone entered first took it.
       var by_ = item.state === "refused" ? -1 : 0;
-      if (item.state === "refused" && form()) blank(form());
+      if (item.state === "refused") forget();
       done = drop(item.key).then(function () { return shiftAfter(item, by_); });
     }
     done.then(changed).then(send);

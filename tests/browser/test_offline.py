@@ -90,7 +90,8 @@ def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phon
 
     back_online(phone)
     question = phone.locator("#offline-notice")
-    expect(question).to_contain_text("Another phone entered deal 1 first")
+    expect(question).to_contain_text("Deal 1 was just entered on another phone.")
+    expect(question).to_contain_text("Yours, entered on this phone, was not saved")
     expect(question).to_contain_text("Alice & Carla 8 + 0, Beppe & Dino 3 + 0")
     assert stored() == [(1, 6)]  # the person decides
     question.get_by_role("button", name="Add mine as deal 2").click()
@@ -132,24 +133,75 @@ def test_a_refused_deal_gets_offline_the_words_it_gets_online(new_phone):
     assert stored() == []
 
 
-def test_a_deal_the_server_refuses_stops_the_queue_to_be_corrected_or_discarded(new_phone):
+def test_offline_the_sheet_says_what_each_side_needs_and_stops_at_the_deal_that_decides(
+    new_phone,
+):
     phone = new_phone()
     create_table_and_match(phone)  # line 21
     ready_offline(phone)
     phone.context.set_offline(True)
-    for points in (8, 9, 7):  # 8 + 9 + ... : decided at deal 3, on the server's rules alone
-        enter_deal(phone, points, da="4" if points == 8 else "")
-    expect(phone.locator("#deal-rows tr.pending")).to_have_count(3)
+    needs = phone.locator(".scoreboard .needs")
+    enter_deal(phone, 6)
+    expect(needs).to_have_text(["needs 15 more", "needs 16 more"])
+    enter_deal(phone, 8, da="4")
+    expect(phone.locator(".scoreboard .total")).to_have_text(["18", "8"])
+    expect(needs).to_have_text(["needs 3 more", "needs 13 more"])
+    expect(phone.locator("#deal-form")).to_be_visible()
+    enter_deal(phone, 7)  # 25 to 12: decided, by the rules' own reckoning, on this phone
+    expect(needs).to_have_text(["match won", ""])
+    expect(phone.locator("#live")).to_contain_text("Deal 3 decides the match.")
+    expect(phone.locator("#deal-form")).to_be_hidden()  # no deal after it: it would be refused
+    assert stored() == []
+
+    back_online(phone)
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 6), (2, 8), (3, 7)]
+
+
+@pytest.mark.parametrize(
+    ("rule", "last"),
+    [
+        ("Higher total wins; equal totals play another deal", (6, 5, 6, 5)),  # 22 to 22
+        ("Always play another deal", (6, 5, 6, 6)),  # 23 to 21: both past, unequal
+    ],
+)
+def test_offline_both_sides_past_the_line_play_another_deal_as_the_tie_rule_says(
+    new_phone, rule, last
+):
+    phone = new_phone()
+    create_table_and_match(phone, tie_rule=rule)
+    ready_offline(phone)
+    phone.context.set_offline(True)
+    for points in last:
+        enter_deal(phone, points)
+    expect(phone.locator("#live")).to_contain_text("by the agreed tie rule, play another deal")
+    expect(phone.locator(".scoreboard .needs")).to_have_text(["at the line", "at the line"])
+    expect(phone.locator("#deal-form")).to_be_visible()
+    enter_deal(phone, 6)  # one side ahead after it: the higher total wins
+    expect(phone.locator("#live")).to_contain_text("Deal 5 decides the match.")
+    expect(phone.locator("#deal-form")).to_be_hidden()
+
+
+def test_a_deal_the_server_refuses_stops_the_queue_to_be_discarded(new_phone):
+    phone, other = offline_beside_an_online_phone(new_phone)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)  # kept on the phone, while another phone stops the match
+    other.locator("#settings summary").click()
+    other.get_by_role("button", name="Stop the match, undecided").click()
+    expect(other.locator(".result")).to_contain_text("undecided")
 
     back_online(phone)
     refused = phone.locator("#offline-notice")
-    expect(refused).to_contain_text("Deal 3, entered on this phone, was not saved")
-    expect(refused).to_contain_text("The match is already decided: no more deals.")
-    assert stored() == [(1, 8), (2, 9)]
+    expect(refused).to_contain_text("Deal 1, entered on this phone, was not saved")
+    expect(refused).to_contain_text("This match was stopped. Reopen it to change it.")
+    expect(refused).to_contain_text("Discard it to go on.")  # no form to correct it in
+    expect(phone.locator("#offline-copy")).to_have_count(0)  # the server's sheet on screen
+    expect(phone.locator("#notices .error")).to_have_count(0)  # said once, in the notice
     refused.get_by_role("button", name="Discard mine").click()
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
-    expect(phone.get_by_role("button", name="End match")).to_be_visible()
-    assert stored() == [(1, 8), (2, 9)]
+    expect(phone.locator("#offline-notice")).to_have_count(0)
+    assert stored() == []
 
 
 def test_the_queue_survives_a_reload_and_a_change_of_language(new_phone):

@@ -188,7 +188,9 @@ def test_the_side_question_mentions_claims_only_where_claims_are_allowed(scorer,
     assert words(question) == "Which side swept"
     services.change_settings(match=match, settings=rules.MatchSettings(21, "higher_total", True))
     question = parsed(scorer.get(sheet_url, **EN)).select_one("#side-choice-label")
-    assert words(question) == "Which side swept or claimed"
+    # The one for the kind chosen is shown (app.css: .if-claim, .unless-claim).
+    assert words(question.select_one(".unless-claim")) == "Which side swept"
+    assert words(question.select_one(".if-claim")) == "Which side claimed"
 
 
 def test_the_entry_form_offers_claims_only_where_allowed_in_the_phones_language(
@@ -642,6 +644,9 @@ def test_the_deal_form_says_where_the_sheet_stands_for_a_phone_offline(scorer, s
         "totals": [11, 3],
         "sides": ["Alice & Carla", "Beppe & Dino"],
         "players": 2,
+        "line": 21,
+        "tie": "higher_total",
+        "another": False,
     }
 
 
