@@ -4,6 +4,7 @@ deleted (Undo puts its points back in the form) and restored. Answers are the sh
 
 import re
 from dataclasses import replace
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -106,7 +107,9 @@ def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
     entry, saved = form.cleaned_data["entry"], conflict.deal
     yours = selectors.as_typed(entry, form.side_names)
     same = saved.entry == entry
-    said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours)
+    typed = urlencode(entry_data(entry))
+    said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours,
+                    typed)  # fmt: skip
     return Notice(conflict=said)
 
 
@@ -137,7 +140,9 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     if deal is None:  # deleted on another phone (a page open before, or its Save tapped)
         return done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
     sheet, _ = sheet_and_state(token, match_id)
-    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry)}
+    # From a clash's notice, the address holds what this phone typed: filled in, not saved.
+    typed = {name: request.GET[name][:12] for name in Deal.ENTRY_FIELDS if name in request.GET}
+    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry), **typed}
     form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
                         claims_allowed=sheet.claims_allowed,
                         declarations_allowed=sheet.declarations_allowed)  # fmt: skip
@@ -149,7 +154,8 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         if form is None:
             url = reverse("match", args=[token, match.pk])
             return done(request, f"{url}?edited={deal.number}")
-    context = {"sheet": sheet, "deal": deal, "form": form, "closed": match.why_closed}
+    context = {"sheet": sheet, "deal": deal, "form": form, "closed": match.why_closed,
+               "typed": bool(typed) and not form.is_bound}  # fmt: skip
     return render(request, "matches/edit_deal.html", context)
 
 

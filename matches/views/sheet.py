@@ -46,6 +46,7 @@ class Conflict:
     resent: bool  # this phone's own save got through before, with other points
     same: bool  # the very points this phone typed
     yours: str
+    typed: str = ""  # what this phone typed, as an address's query: the edit form fills it in
 
 
 @dataclass(frozen=True)

@@ -542,10 +542,12 @@ def test_points_refused_by_a_conflict_are_said_and_never_offered_for_the_next_de
     # Deal 2's form is blank: one more tap of Save would have entered that hand twice.
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
     expect(phone.locator("#id_card_points_0")).to_have_value("")
-    # The notice leads to the deal that was saved, to put them there if they are the right ones.
+    # The notice leads to the deal that was saved, with these points filled in, to put them
+    # there if they are the right ones.
     conflict.get_by_role("link", name="Edit deal 1").click()
     scripts_ran(phone)
-    expect(phone.locator("#id_card_points_0")).to_have_value("8")
+    expect(phone.locator("#id_card_points_0")).to_have_value("6")
+    expect(phone.locator("#id_declared_points_0")).to_have_value("3")
     phone.get_by_role("link", name="Back to the sheet").click()
     phone.reload()  # neither a link nor a reload brings them back
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()

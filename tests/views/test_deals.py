@@ -257,9 +257,17 @@ def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_u
         "Yours were not saved: Alice & Carla 5 + 3, Beppe & Dino 6 + 0. "
         "If they are the right ones, edit deal 1. Edit deal 1"
     )
-    assert one(page, "#conflict a.button")["href"].endswith("/deals/1/edit")
     assert value(page, "number") == "2" and value(page, "card_points_0") == ""
     assert value(page, "typing") == "0"
+    # Its way to put them there: deal 1's edit form, holding what this phone typed.
+    edit = parsed(scorer.get(one(page, "#conflict a.button")["href"], **EN))
+    assert words(one(edit, "h1")) == "Edit deal 1"
+    assert [value(edit, f"{field}_{side}") for field in ("card_points", "declared_points")
+            for side in (0, 1)] == ["5", "6", "3", "0"]  # fmt: skip
+    assert words(one(edit, "[role=status]")) == (
+        "What you typed is filled in: save to replace what the deal holds now."
+    )
+    assert Deal.objects.get().points == (11, 3)  # nothing saved by opening it
 
 
 def test_a_second_phone_that_typed_the_very_same_deal_keeps_nothing_to_save_twice(scorer, deal_url):
