@@ -276,7 +276,10 @@ class ImportForm(Form):
     file = forms.FileField(
         label=_("A JSON export"),
         help_text=_("Restores a table exported from this app, as a new table with new links."),
-        error_messages={"required": _("Choose the .json file of an export.")},
+        error_messages={
+            "required": _("Choose the .json file of an export."),
+            "empty": _("The file is empty: choose the .json file of an export."),
+        },
     )
 
     @classmethod

@@ -110,7 +110,9 @@ def parse_document(raw: bytes) -> dict:
     except ImportInvalid:  # more matches than a table imports: said so, the rest unread
         raise
     except UnicodeDecodeError:
-        raise ImportInvalid([gettext("The file is not UTF-8 text.")]) from None
+        raise ImportInvalid(
+            [gettext("This file is not text (a picture, say): choose the .json file of an export.")]
+        ) from None
     except json.JSONDecodeError as error:
         if _looks_like_csv(error.doc):
             raise ImportInvalid(
@@ -123,10 +125,23 @@ def parse_document(raw: bytes) -> dict:
             ) from None
         where = {"line": error.lineno, "column": error.colno}
         raise ImportInvalid(
-            [gettext("The file is not valid JSON (line %(line)s, column %(column)s).") % where]
+            [
+                gettext(
+                    "This file cannot be read as an export: it is damaged, or not one (at line "
+                    "%(line)s, column %(column)s). Choose the .json file of an export, unchanged."
+                )
+                % where
+            ]
         ) from None
     except (ValueError, RecursionError):
-        raise ImportInvalid([gettext("The file is not valid JSON.")]) from None
+        raise ImportInvalid(
+            [
+                gettext(
+                    "This file cannot be read as an export: it is damaged, or not one. Choose "
+                    "the .json file of an export, unchanged."
+                )
+            ]
+        ) from None
     if not isinstance(document, dict):
         raise ImportInvalid([_not_an_export()])
     return document

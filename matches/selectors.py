@@ -119,6 +119,11 @@ class SideView:
         return self.seated.pair
 
     @property
+    def named_apart(self) -> bool:
+        """A name of its own, not its players': the scoreboard says who they are too."""
+        return self.name != pair_name(self.players)
+
+    @property
     def speaks_of(self) -> int:
         return self.seated.speaks_of
 
@@ -415,6 +420,8 @@ def _verdict(outcome: rules.Outcome, sides: list[Seated], *, ended: bool) -> Saf
     count = winner.speaks_of
     if ended:
         reason = str(dict(END_REASONS)[outcome.reason])
+        if outcome.reason is rules.EndReason.LINE and outcome.both_at_line:
+            reason = _("both past the line, the higher total")
         said = ngettext(
             "<strong>%(side)s</strong> won the match (%(reason)s).",
             "<strong>%(side)s</strong> won the match (%(reason)s).",

@@ -514,12 +514,15 @@ def test_the_problems_of_every_match_are_listed_together():
     ]
 
 
+DAMAGED = "This file cannot be read as an export: it is damaged"
+
+
 def test_a_file_that_is_not_json_is_refused_in_words():
     for raw, message in [
-        (b"\x89PNG\r\n\x1a\n", "The file is not UTF-8 text."),
-        ("Alice 11, Beppe 3", "The file is not valid JSON (line 1, column 1)."),
-        ('{"line": NaN}', "The file is not valid JSON."),
-        (("[" + " " * 12) * 5_000, "The file is not valid JSON"),  # too deep to read
+        (b"\x89PNG\r\n\x1a\n", "This file is not text (a picture, say): choose the .json file"),
+        ("Alice 11, Beppe 3", f"{DAMAGED}, or not one (at line 1, column 1). Choose the .json"),
+        ('{"line": NaN}', f"{DAMAGED}, or not one. Choose the .json file of an export"),
+        (("[" + " " * 12) * 5_000, f"{DAMAGED}, or not one"),  # too deep to read
         # Built to swell in memory: far more objects and lists than an export of its size.
         ("[" * 100_000, "The file is not a Tressette scoresheet export."),
         ('{"x": [' + "{}," * 100_000 + "{}]}", "The file is not a Tressette scoresheet export."),

@@ -428,6 +428,31 @@ def test_the_end_match_button_appears_only_once_decided(scorer, sheet_url, deal_
     assert not page.select("#stop-match")  # a decided match is ended, not stopped
 
 
+def test_a_side_with_a_name_of_its_own_shows_its_players_on_the_scoreboard(scorer, table):
+    players = [["Hugo", "Ivo"], ["Lea", "Mia"]]
+    match = services.start_match(table=table, players=players, side_names=["I Lupi", ""])
+    page = parsed(scorer.get(reverse("match", args=[table.viewer_token, match.pk]), **EN))
+    cards = page.select("#live .score")
+    assert words(cards[0].select_one(".side-name")) == "I Lupi"
+    assert words(cards[0].select_one(".side-players")) == "Hugo & Ivo"
+    assert words(cards[1].select_one(".side-name")) == "Lea & Mia"  # named after them already
+    assert not cards[1].select(".side-players")
+    assert not page.select("#rows .side-players")  # the deals' header keeps to the name
+
+
+def test_a_match_won_with_both_sides_past_the_line_says_the_higher_total_won_it(
+    scorer, match, sheet_url
+):
+    for number, a in enumerate((6, 5, 6, 5, 6), start=1):  # 22 to 22, then 28 to 27
+        entry = rules.DealEntry(card_points=(a, 11 - a), declared_points=(0, 0))
+        services.record_deal(match=match, number=number, entry=entry)
+    services.end_match(match=match)
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert words(one(page, ".result .big")) == (
+        "Alice & Carla won the match (both past the line, the higher total)."
+    )
+
+
 def test_end_match_banks_the_winner_then_rematch_comes_first(scorer, match, sheet_url, deal_url):
     scorer.post(deal_url, deal_data(number=1), **EN)
     scorer.post(deal_url, deal_data(number=2), **EN)

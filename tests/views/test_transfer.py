@@ -114,7 +114,13 @@ def test_a_bad_import_says_what_is_wrong_and_stores_nothing(client, match, worke
     assert Table.objects.count() == 1
     junk = SimpleUploadedFile("junk.json", b"\x00not json")
     page = parsed(client.post(reverse("import_table"), {"file": junk}, **EN))
-    assert errors_of(page, "id_file") == ["The file is not valid JSON (line 1, column 1)."]
+    assert errors_of(page, "id_file") == [
+        "This file cannot be read as an export: it is damaged, or not one (at line 1, column 1). "
+        "Choose the .json file of an export, unchanged."
+    ]
+    empty = SimpleUploadedFile("empty.json", b"")
+    page = parsed(client.post(reverse("import_table"), {"file": empty}, **EN))
+    assert errors_of(page, "id_file") == ["The file is empty: choose the .json file of an export."]
     assert Table.objects.count() == 1
 
 
