@@ -95,6 +95,11 @@ class Seated(NamedTuple):
         return len(self.players) == 2 and self.name == pair_name(self.players)
 
     @property
+    def named_apart(self) -> bool:
+        """A name of its own, not its players': the scoreboard says who they are too."""
+        return self.name != pair_name(self.players)
+
+    @property
     def speaks_of(self) -> int:
         """How many the name speaks of, for the verb after it: "Alice & Carla have won",
         "Bar Sport has won"."""
@@ -120,8 +125,7 @@ class SideView:
 
     @property
     def named_apart(self) -> bool:
-        """A name of its own, not its players': the scoreboard says who they are too."""
-        return self.name != pair_name(self.players)
+        return self.seated.named_apart
 
     @property
     def speaks_of(self) -> int:

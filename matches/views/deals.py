@@ -4,7 +4,6 @@ deleted (Undo puts its points back in the form) and restored. Answers are the sh
 
 import re
 from dataclasses import replace
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -107,9 +106,8 @@ def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
     entry, saved = form.cleaned_data["entry"], conflict.deal
     yours = selectors.as_typed(entry, form.side_names)
     same = saved.entry == entry
-    typed = urlencode(entry_data(entry))
     said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours,
-                    typed)  # fmt: skip
+                    entry)  # fmt: skip
     return Notice(conflict=said)
 
 

@@ -22,7 +22,7 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_POST, require_safe
 
 from matches import rules, selectors, services
-from matches.forms import CountForm, DealForm, SettingsForm, rule_messages
+from matches.forms import CountForm, DealForm, SettingsForm, entry_data, rule_messages
 from matches.models import Action, Match
 from matches.views import kept, polls
 from matches.views.access import (
@@ -46,7 +46,12 @@ class Conflict:
     resent: bool  # this phone's own save got through before, with other points
     same: bool  # the very points this phone typed
     yours: str
-    typed: str = ""  # what this phone typed, as an address's query: the edit form fills it in
+    entry: rules.DealEntry  # what this phone typed
+
+    @property
+    def typed(self) -> str:
+        """What this phone typed, as an address's query: the deal's edit form fills it in."""
+        return urlencode(entry_data(self.entry))
 
 
 @dataclass(frozen=True)

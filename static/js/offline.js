@@ -4,7 +4,7 @@
 // come from the server's rules (offline.<language>.js, and where the sheet stands in the page),
 // and the server checks each deal again when it arrives. One rule is restated here, so that the
 // phone stops at the deal that decides the match: `settle`, the rules' _settle for a played-out
-// deal (tests/browser/test_offline.py plays each of its cases).
+// deal (tests/browser/test_offline.py plays each of its cases, a sweep's too).
 (function () {
   "use strict";
   var MATCH = window.location.pathname;
@@ -168,7 +168,8 @@
       var deal = read(item.values, d);
       if (!deal || deal.errors.length) totals = null;
       else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
-      if (!state.decided) state = settle(state, item, totals, d);
+      // A deal the server refused stands on the sheet only once corrected: it decides nothing.
+      if (!state.decided && item.state === "waiting") state = settle(state, item, totals, d);
       rows.appendChild(row(item, deal, totals, d, columns));
     });
     var waiting = word("provisional");

@@ -159,6 +159,27 @@ def test_offline_the_sheet_says_what_each_side_needs_and_stops_at_the_deal_that_
     assert stored() == [(1, 6), (2, 8), (3, 7)]
 
 
+def test_offline_a_sweep_decides_the_match_and_one_refused_is_corrected_in_the_form(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone)
+    ready_offline(phone)
+    phone.context.set_offline(True)
+    enter_deal(phone, 5, kind="Stramazzo", side="Alice & Carla")  # card points the rules refuse
+    expect(phone.locator("#live")).to_contain_text("Deal 1 decides the match.")
+    expect(phone.locator("#deal-form")).to_be_hidden()
+
+    back_online(phone)
+    refused = phone.locator("#offline-notice")
+    expect(refused).to_contain_text("Deal 1, entered on this phone, was not saved")
+    expect(refused).to_contain_text("Correct it in the form and save it, or discard it.")
+    expect(phone.locator("#deal-form")).to_be_visible()  # refused, it decides nothing
+    refused.get_by_role("button", name="Discard mine").click()
+    expect(phone.locator("#deal-errors, #deal-form .errorlist")).to_have_count(0)
+    enter_deal(phone, 11, kind="Cappotto", side="Alice & Carla")
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()
+    assert stored() == [(1, 11)]
+
+
 @pytest.mark.parametrize(
     ("rule", "last"),
     [
