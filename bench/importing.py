@@ -74,7 +74,7 @@ def saves_meanwhile(port: int, neighbour: dict, done: threading.Event) -> list[f
         }
         path = f"/t/{neighbour['viewer']}/m/{match}/deals"
         answer = phone.request("POST", path, headers={"HX-Request": "true"}, form=form)
-        if answer.status != 200 or 'id="saved"' not in answer.text:
+        if answer.status != 302 or "saved=" not in answer.headers.get("location", ""):
             raise RuntimeError(f"a save during the import answered {answer.status}")
         seconds.append(answer.seconds)
     return seconds

@@ -334,7 +334,9 @@ class Seat:
                 "drawn_blank": "1"}  # fmt: skip
         self.tally.sent.append(key)
         match, number = self.match, self.number
-        answer = await self.call("save", "POST", self.sheet + "deals", form)
+        answer = await self.call("save", "POST", self.sheet + "deals", form, expected=(200, 302))
+        if answer is not None and answer.status == 302:  # saved: HTMX draws the sheet it names
+            answer = await self.call("sheet after a save", "GET", answer.headers["location"])
         if answer is None:
             return
         text = answer.text
@@ -352,7 +354,9 @@ class Seat:
         if found := ETAG.search(text):  # the sheet drawn afresh: its polls name it (sheet.js)
             self.etag = html.unescape(found.group(1))
         again = self.rng.random() < RETRY
-        if again and await self.call("save", "POST", self.sheet + "deals", form) is not None:
+        sent_again = again and await self.call("save", "POST", self.sheet + "deals", form,
+                                               expected=(200, 302))  # fmt: skip
+        if sent_again is not None:
             self.tally.outcomes["save sent again"] += 1
         await self.read(answer)
 

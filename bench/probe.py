@@ -43,16 +43,25 @@ def _pages(table: dict, deals: int) -> dict[str, tuple[str, str, dict, dict | No
 
 
 def _count(client: Client, method: str, path: str, headers: dict, form: dict | None):
-    """Queries of one request, and its answer; a save is rolled back, the data stays as seeded."""
-    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+    """Queries of one request, and its answer (for a save, also of the sheet it redirects to,
+    which HTMX draws); a save is rolled back, the data stays as seeded."""
+    with transaction.atomic():
+        with CaptureQueriesContext(connection) as captured:
+            if method == "POST":
+                response = client.post(path, {**(form or {}), "key": "probe"}, **headers)
+                said = response.get("Location", "")
+                assert "saved=" in said, f"{path}: the probe's deal was not saved"
+            else:
+                response = client.get(path, **headers)
+                assert response.status_code in (200, 304), f"{path}: {response.status_code}"
+        counts = [len(captured)]
         if method == "POST":
-            response = client.post(path, {**(form or {}), "key": "probe"}, **headers)
-            assert b'id="saved"' in response.content, f"{path}: the probe's deal was not saved"
-        else:
-            response = client.get(path, **headers)
-            assert response.status_code in (200, 304), f"{path}: {response.status_code}"
+            with CaptureQueriesContext(connection) as captured:
+                shown = client.get(said, **headers)
+                assert b'id="saved"' in shown.content, f"{said}: the save is not said"
+            counts.append(len(captured))
         transaction.set_rollback(True)
-    return len(captured), response
+    return counts, response
 
 
 def query_counts(small: dict, club: dict) -> dict[str, list[int]]:
@@ -65,8 +74,10 @@ def query_counts(small: dict, club: dict) -> dict[str, list[int]]:
         for name, (method, path, headers, form) in _pages(table, deals).items():
             if name == "poll, unchanged (304)":
                 headers = {**headers, "HTTP_IF_NONE_MATCH": etag}
-            count, response = _count(client, method, path, headers, form)
+            (count, *after), response = _count(client, method, path, headers, form)
             counts.setdefault(name, []).append(count)
+            for shown in after:
+                counts.setdefault("the sheet a save redirects to", []).append(shown)
             etag = response.get("ETag", "")
     return counts
 

@@ -65,8 +65,11 @@ function response(status, headers, body)
   if mode == "check" then
     ok = status == expected
   else
-    -- Saved, and said so.
-    ok = status == 200 and body:find('id="saved"', 1, true) ~= nil
+    -- Saved, and said so: the save redirects to the sheet, whose address says it (the bare
+    -- save answers the notice itself).
+    local location = headers["Location"] or headers["location"] or ""
+    ok = (status == 302 and location:find("saved=", 1, true) ~= nil)
+      or (status == 200 and body:find('id="saved"', 1, true) ~= nil)
   end
   if ok then good = good + 1 else bad = bad + 1 end
 end

@@ -336,10 +336,10 @@ def load_sheet(token: str, match_id: int) -> Sheet | None:
     outcome = match.score(entries, names)
     last = match.changes.order_by("-id").values_list("pk", "action", "deal_number").first()
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
-    return sheet_of(match, match.table.name, token, seated, outcome, last)
+    return _sheet_of(match, match.table.name, token, seated, outcome, last)
 
 
-def sheet_of(
+def _sheet_of(
     match: Match,
     table_name: str,
     viewer_token: str,

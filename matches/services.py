@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import batched
 from typing import TYPE_CHECKING
 
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -146,14 +146,10 @@ class NameTaken(ServiceError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What record_deal did: the deal and whether this call made it; once it did, the match
-    as it now stands, the rules' outcome and the log's entry (None for a retry)."""
+    """What record_deal did: the deal, and whether this call made it (not a retry's)."""
 
     deal: Deal
     created: bool
-    match: Match | None = None
-    outcome: rules.Outcome | None = None
-    logged: Change | None = None
 
 
 # --- The log and the revision ------------------------------------------------------------
@@ -174,10 +170,11 @@ def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> No
         setattr(match, name, value)
 
 
-def _lock(match: Match) -> Match:
+def _lock(match: Match, **annotations) -> Match:
     """The match row, locked until the transaction ends: PostgreSQL takes a row lock; on
-    SQLite writers take turns (see matches.db)."""
-    return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
+    SQLite writers take turns (see matches.db). `annotations` are read with it."""
+    locked = Match.objects.select_for_update(no_key=True).annotate(**annotations)
+    return locked.get(pk=match.pk)
 
 
 def _open(match: Match) -> None:
@@ -444,7 +441,9 @@ def record_deal(
     messages name the sides: `side_names` as the caller showed them, else as stored.
     Only `match`'s id is read: its row is read again, locked.
     """
-    match = _lock(match)
+    # A save sent again, of a deal deleted since: the number it had, read with the match.
+    recorded = bool(idempotency_key) and action == Action.DEAL_RECORDED
+    match = _lock(match, **({"deleted_since": _deleted_with(idempotency_key)} if recorded else {}))
     keyed = _keyed_entries(match)
     done = next(
         (n for n, (key, _) in enumerate(keyed, 1) if idempotency_key and key == idempotency_key),
@@ -454,9 +453,8 @@ def record_deal(
         if keyed[done - 1][1] != entry:
             raise DealConflict(match.deals.get(number=done), resent=True)
         return Recorded(match.deals.get(number=done), created=False)
-    deleted = idempotency_key and action == Action.DEAL_RECORDED
-    if deleted and (gone := _deleted_with(match, idempotency_key)) is not None:
-        raise DeletedSince(gone)
+    if recorded and match.deleted_since is not None:
+        raise DeletedSince(match.deleted_since)
     _open(match)
     if number <= len(keyed):
         raise DealConflict(match.deals.get(number=number))
@@ -470,15 +468,17 @@ def record_deal(
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(outcome.deals[-1])
     deal.save(force_insert=True)
-    logged = _log(match, action, by, deal_number=number, new=_document(deal))
+    _log(match, action, by, deal_number=number, new=_document(deal))
     _changed(match, outcome)
-    return Recorded(deal, created=True, match=match, outcome=outcome, logged=logged)
+    return Recorded(deal, created=True)
 
 
-def _deleted_with(match: Match, idempotency_key: str) -> int | None:
-    """The number of the deal saved with this key and deleted since, if one was."""
-    deleted = match.changes.filter(action=Action.DEAL_DELETED, idempotency_key=idempotency_key)
-    return deleted.values_list("deal_number", flat=True).last()
+def _deleted_with(idempotency_key: str) -> Subquery:
+    """The number of the match's deal saved with this key and deleted since, if one was."""
+    deleted = Change.objects.filter(
+        match=OuterRef("pk"), action=Action.DEAL_DELETED, idempotency_key=idempotency_key
+    )
+    return Subquery(deleted.order_by("-pk").values("deal_number")[:1])
 
 
 @atomic

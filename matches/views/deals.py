@@ -1,9 +1,8 @@
-"""The deals of a match: one saved (with HTMX answered by the parts it changed), edited,
-deleted (Undo puts its points back in the form) and restored. Answers are the sheet's
-(views/sheet.py): the same template, the same read model."""
+"""The deals of a match: one saved (answered by a redirect to the sheet, which HTMX follows),
+edited, deleted (Undo puts its points back in the form) and restored. Answers are the
+sheet's (views/sheet.py): the same template, the same read model."""
 
 import re
-from dataclasses import replace
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -14,7 +13,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, EditDealForm, entry_data, rule_messages
 from matches.models import Deal, Match, entry_from_document
-from matches.views import kept
 from matches.views.access import (
     DELETED,
     by,
@@ -28,7 +26,6 @@ from matches.views.sheet import (
     Conflict,
     Notice,
     act,
-    adds_a_row,
     after_change,
     answer,
     entry_form,
@@ -65,39 +62,27 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     except services.DealConflict as conflict:
         return answer(request, *sheet_and_state(token, match_id), notice=_conflict(conflict, form))
     except services.DeletedSince as deleted:
-        notice = Notice(deleted_since=deleted.number)
-        return after_change(request, token, match_id, notice, deleted_since=deleted.number)
+        return to_sheet(token, match_id, {"deleted_since": deleted.number})
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:
-        return _saved(request, token, seating, recorded)
+        return _saved(request, token, match_id, recorded.deal.number)
     # What was typed stays, for the deal the sheet now says is next (another phone may
     # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
     return answer(request, *sheet_and_state(token, match_id), form=form)
 
 
-def _saved(
-    request: HttpRequest, token: str, seating: selectors.Seating, recorded: services.Recorded
-) -> HttpResponse:
-    """A deal saved: with HTMX, the parts a save changes, drawn from the match as the save
-    left it, without reading it again. Unless something else changed it between this view's
-    read and the save (a player renamed, say), or this is a retry: then read afresh."""
-    match_id, number = recorded.deal.match_id, recorded.deal.number
-    if not request.htmx:
-        return to_sheet(token, match_id, {"saved": number})
-    if not recorded.created or recorded.match.revision != seating.state.revision + 1:
-        return after_change(request, token, match_id, Notice(saved=number))
-    last = (recorded.logged.pk, recorded.logged.action, number)
-    sheet = selectors.sheet_of(recorded.match, seating.table_name, token, list(seating.sides),
-                               recorded.outcome, last)  # fmt: skip
-    kept.keep_sheet(sheet)  # the other phones' polls draw it next
-    row_added = adds_a_row(sheet, request.POST.get("shown"))
-    # Sent from a form drawn blank, the form stays and sheet.js empties it ("deal:next"):
-    # only what changes from one deal to the next is drawn.
-    blank = request.POST.get("drawn_blank") == "1" and sheet.open_for_deals
-    parts = ("notices", "live", "row_added" if row_added else "rows", "next" if blank else "entry")
-    state = replace(seating.state, revision=sheet.revision)
-    return answer(request, sheet, state, parts=parts, notice=Notice(saved=number))
+def _saved(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+    """A deal saved (or sent again once saved): a redirect to the sheet, whose address says
+    so. With HTMX the browser follows it, and the sheet's GET draws what changed: for a form
+    drawn blank, what a poll draws a phone one deal behind (the row added, the form moved on,
+    emptied by sheet.js), the parts every other phone's poll then finds drawn."""
+    said: dict[str, int | str] = {"saved": number}
+    shown = request.POST.get("shown", "")
+    blank = request.POST.get("drawn_blank") == "1"
+    if request.htmx and blank and re.fullmatch("[0-9]{1,9}", shown):
+        said.update(shown=shown, number=number, typing=0)
+    return to_sheet(token, match_id, said)
 
 
 def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:

@@ -77,15 +77,10 @@ def sheet(token: str, match_id: int, revision: int | None = None) -> selectors.S
             return found
     loaded = selectors.load_sheet(token, match_id)
     if loaded is not None:
-        keep_sheet(loaded)
+        key = _sheet_key(token, match_id, loaded.revision)
+        _sheets.put(key, loaded)
+        cache.set(_shared(key), loaded, KEEP)
     return loaded
-
-
-def keep_sheet(sheet: selectors.Sheet) -> None:
-    """Keep a sheet read by the caller (a save draws its answer from what it wrote)."""
-    key = _sheet_key(sheet.viewer_token, sheet.match_id, sheet.revision)
-    _sheets.put(key, sheet)
-    cache.set(_shared(key), sheet, KEEP)
 
 
 class _Watch:

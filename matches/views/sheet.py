@@ -3,8 +3,9 @@ taken on the match (its deals' are in views/deals.py).
 
 Every answer is drawn by `answer` from the same template and the same read model
 (selectors.Sheet): the whole page, or with HTMX the parts of it that change, each swapped in
-by its id. After a change without HTMX, a redirect to the sheet, whose address says what was
-done (?saved=4); with HTMX, the parts, saying it.
+by its id. A deal saved is answered by a redirect to the sheet, whose address says so
+(?saved=4): HTMX follows it, and the GET draws the parts that changed. After another change,
+without HTMX a redirect too; with HTMX, the parts, saying it.
 """
 
 import re
@@ -126,13 +127,14 @@ PARTS = ("notices", "live", "rows", "entry", "settings")
 
 
 def _parts(
-    request: HttpRequest, sheet: selectors.Sheet, link_changed: bool, scorer: bool
+    request: HttpRequest, sheet: selectors.Sheet, link_changed: bool, scorer: bool, said: bool
 ) -> dict[str, bool]:
-    """What a poll draws: the score and the deals; the entry form unless the phone is typing
-    in it, and the settings only once the match was ended or reopened meanwhile (and with
-    them the entry form, whatever was typed: it is no longer what the sheet offers). A
-    scorer's phone one deal behind (another phone saved it) is drawn what that save drew for
-    its own phone: the deal's row added, the form moved on to the next deal."""
+    """What a GET with HTMX (a poll, or the sheet a change redirects to) draws: the score and
+    the deals; the notices if its address says something was done; the entry form unless
+    the phone is typing in it, and the settings only once the match was ended or reopened
+    meanwhile (and with them the entry form, whatever was typed: it is no longer what the
+    sheet offers). A scorer's phone one deal behind (its own save, or another phone's) is
+    drawn only what that changes: the deal's row added, the form moved on to the next deal."""
     typing = request.GET.get("typing") == "1"
     reopened_or_closed = (request.GET.get("closed") == "1") == sheet.in_progress
     if (
@@ -140,8 +142,9 @@ def _parts(
         and not (typing or link_changed or reopened_or_closed)
         and _one_deal_behind(request, sheet)
     ):
-        return {"live": True, "row_added": True, "next": True}
+        return {"notices": said, "live": True, "row_added": True, "next": True}
     return {
+        "notices": said,
         "live": True,
         "rows": True,
         "entry": not typing or link_changed or reopened_or_closed,
@@ -149,19 +152,15 @@ def _parts(
     }
 
 
-def adds_a_row(sheet: selectors.Sheet, shown: str | None) -> bool:
-    """The phone shows the sheet at the revision before (`shown`, which the page sends): the
-    last deal's row is added to its table (the first deal draws the table itself)."""
-    return sheet.last_number > 1 and shown == str(sheet.revision - 1)
-
-
 def _one_deal_behind(request: HttpRequest, sheet: selectors.Sheet) -> bool:
-    """The phone shows the sheet at the revision before, its form at the deal last saved, and
-    saving that deal is the only change since."""
+    """The phone shows the sheet at the revision before (`shown`, which the page sends), its
+    form at the deal last saved, and saving that deal is the only change since: the deal's
+    row is added to its table (the first deal draws the table itself)."""
     number = sheet.last_number
     return (
         sheet.open_for_deals
-        and adds_a_row(sheet, request.GET.get("shown"))
+        and number > 1
+        and request.GET.get("shown") == str(sheet.revision - 1)
         and request.GET.get("number") == str(number)
         and sheet.last_change is not None
         and sheet.last_change[1:] == (Action.DEAL_RECORDED, number)
@@ -217,7 +216,7 @@ def _context(
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
         "settings_form": settings_form
         or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
-        "parts": _parts(request, sheet, link_changed, scorer)
+        "parts": _parts(request, sheet, link_changed, scorer, bool(notice))
         if request.method == "GET"
         else dict.fromkeys(parts, True),
     }
@@ -263,7 +262,8 @@ def sheet_and_state(token: str, match_id: int, state: selectors.State | None = N
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet. Polled every few seconds by each phone: unchanged, it answers 304, as this
     process saw the match a moment ago (kept.polled_state). Otherwise the sheet is drawn as
-    it stands now, never older than what the phone holds (its own save drew a newer one)."""
+    it stands now, never older than what the phone holds (its own save was answered with a
+    newer one)."""
     polled = "poll" in request.GET
     query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
     state = (kept.polled_state if polled else selectors.match_state)(token, match_id)
@@ -299,7 +299,7 @@ def after_change(
     return to_sheet(token, match_id, said)
 
 
-def to_sheet(token: str, match_id: int, said: dict[str, int]) -> HttpResponse:
+def to_sheet(token: str, match_id: int, said: dict[str, int | str]) -> HttpResponse:
     url = reverse("match", args=[token, match_id])
     return redirect(f"{url}?{urlencode(said)}" if said else url)
 

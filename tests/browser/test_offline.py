@@ -62,7 +62,10 @@ def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_i
     expect(phone.get_by_role("heading", name="Deal 5")).to_be_visible()
     assert stored() == [(1, 8)]
 
-    back_online(phone)
+    # Once the queue is sent, the kept copy reloads as the live sheet: waited for, so that no
+    # look at the page meets it half-way.
+    with phone.expect_navigation():
+        back_online(phone)
     expect(phone.locator("#offline-copy")).to_have_count(0)  # the live sheet again
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
     expect(phone.locator("#deal-4")).to_be_visible()

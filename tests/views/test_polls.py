@@ -142,7 +142,7 @@ def test_a_phones_own_save_is_polled_unchanged_where_the_match_was_seen_before_i
     drawing the older sheet over the newer."""
     settings.POLL_STALE_SECONDS = 3600  # the watch keeps what it read for the whole test
     scorer.get(sheet_url + POLL, **HX)  # watched, at the revision before the save
-    saved = parsed(scorer.post(deal_url, deal_data(number=2), **HX))
+    saved = parsed(scorer.post(deal_url, deal_data(number=2), follow=True, **HX))
     etag = one(saved, "#live")["data-etag"]
     assert scorer.get(sheet_url + POLL, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
     django, status, _headers, _body = poll(scorer, sheet_url + POLL, etag)

@@ -263,7 +263,8 @@ def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
     scorer, sheet_url, deal_url, worked, django_assert_num_queries
 ):
     poll = sheet_url + "?poll=1&number=3&typing=0"
-    scorer.post(deal_url, deal_data(number=2), **HX)  # kept by this save, in the shared cache
+    # Kept by the sheet the save redirects to, in the shared cache.
+    scorer.post(deal_url, deal_data(number=2), follow=True, **HX)
     kept.forget()  # as another process, which kept nothing of its own
     with django_assert_num_queries(1):  # the match's revision: the sheet is the cache's
         answer = scorer.get(poll, **HX)
@@ -329,7 +330,7 @@ def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behi
     other = Client()
     other.post(reverse("join", args=[match.table.scorer_token]))
     data = deal_data(number=2, a="6", b="5", da="0", shown=shown, drawn_blank="1")
-    saved = parsed(other.post(deal_url, data, **HX))
+    saved = parsed(other.post(deal_url, data, follow=True, **HX))
     polled = parsed(scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX))
     for part in ("template", "#chart", "#recent", "#entry-next", "#delete-last"):
         assert str(one(saved, part)) == str(one(polled, part)), part
@@ -550,8 +551,9 @@ def finished(match) -> None:
 
 
 ACTIONS = {
-    # name: (url name, extra url args, set-up, POST data, what an HTMX answer is)
-    "record": ("record_deal", [], None, deal_data(), "parts"),
+    # name: (url name, extra url args, set-up, POST data, what an HTMX answer is: the parts,
+    # a redirect HTMX follows to the sheet's parts, or a whole new page)
+    "record": ("record_deal", [], None, deal_data(), "followed"),
     "delete": ("delete_deal", [2], decided, {}, "parts"),
     "end": ("end_match", [], decided, {}, "parts"),
     "reopen": ("reopen_match", [], finished, {}, "parts"),
@@ -572,15 +574,17 @@ def test_each_action_answers_a_redirect_without_htmx_and_one_answer_with_it(
     url = reverse(url_name, args=[match.table.viewer_token, match.pk, *args])
     response = scorer.post(url, data, **(HX if htmx else EN))
     sheets = f"/t/{match.table.viewer_token}/m/"
-    if not htmx:
+    if not htmx or answer == "followed":
         assert response.status_code == 302 and response["Location"].startswith(sheets)
-    elif answer == "parts":
+    if htmx and answer == "followed":
+        response = scorer.get(response["Location"], **HX)
+    if htmx and answer in ("parts", "followed"):
         page = parsed(response)
         parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"})]
         assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"] + (
             [] if name == "record" else ["settings"]
         )
-    else:
+    elif htmx:
         assert response["HX-Redirect"].startswith(sheets)
 
 
