@@ -277,10 +277,14 @@ to run, by half or more: compare each view with the floor measured just before i
   The round with the median ratio is the view's figure ("every round" lists all of them).
   The poll sends `HX-Request: true` and the ETag of an earlier identical request in
   `If-None-Match`; every answer must be 304. **Saving a deal** posts a valid new deal from a
-  sheet's entry form, as HTMX does, and every answer must say it was saved: each request
-  writes deal 18 into a match of its own that holds 17 deals (a seeded pool), so no save
-  conflicts with another; the answer holds the sheet's parts a save changes (the notice, the
-  totals, the deals and chart, the next entry form, the settings), swapped by id.
+  sheet's entry form drawn blank, as HTMX does, and every answer must say it was saved: each
+  request writes deal 18 into a match of its own that holds 17 deals (a seeded pool), so no
+  save conflicts with another. The answer is a redirect to the sheet, whose address says the
+  deal was saved; the GET that HTMX then makes (the parts a save changes: the notice, the
+  totals, the row added and the chart, the next deal's number) is not part of this figure:
+  the phones' mixes below make it after every save and time it ("sheet after a save").
+  On PostgreSQL the save's budget is 2x the bare save's ratio to the floor (every statement
+  is a round trip there); on SQLite, 5x the floor.
   The **bare save** (bench/bare.py) is measured the same way on a second server that mounts
   it at the save's address: only what no save can do without, in plain SQL (the links
   checked, the match locked, its deals read, the deal and its log entry inserted, the
