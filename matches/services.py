@@ -1,5 +1,6 @@
-"""Every write the app makes. Each service is atomic, asks `matches.rules` first, logs what it
-did to a match and bumps the match's revision (`_changed`): every phone's next poll sees it.
+"""Every write the app makes. Each service writes in one transaction, asks `matches.rules`
+first, logs what it did to a match and bumps the match's revision (`_changed`): every phone's
+next poll sees it.
 
 Views, forms, commands and the admin call these; none of them writes a model directly. A
 refusal the person can act on is a ServiceError, in words from MESSAGES; a broken rule is
@@ -159,22 +160,30 @@ def _log(match: Match, action: str, by: str, **values) -> Change:
     return Change.objects.create(match=match, action=action, by=by[:80], **values)
 
 
-def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> None:
+def _changed(
+    match: Match, outcome: rules.Outcome | None = None, *, read_at: int | None = None, **fields
+) -> bool:
     """Save `fields`, and where the rules now leave the match (its totals, the side its
-    deals decide it for), and bump the revision. The row is locked (`_lock`)."""
+    deals decide it for), and bump the revision. The row is locked (`_lock`), or, with
+    `read_at`, written only if the match is still at the revision it was read at (taking
+    the lock): False if another change came first, and nothing is written."""
     if outcome is not None:
         fields.update(outcome_fields(outcome))
-    Match.objects.filter(pk=match.pk).update(revision=F("revision") + 1, **fields)
+    rows = Match.objects.filter(pk=match.pk)
+    if read_at is not None:
+        rows = rows.filter(revision=read_at)
+    if not rows.update(revision=F("revision") + 1, **fields):
+        return False
     match.revision += 1
     for name, value in fields.items():
         setattr(match, name, value)
+    return True
 
 
-def _lock(match: Match, **annotations) -> Match:
+def _lock(match: Match) -> Match:
     """The match row, locked until the transaction ends: PostgreSQL takes a row lock; on
-    SQLite writers take turns (see matches.db). `annotations` are read with it."""
-    locked = Match.objects.select_for_update(no_key=True).annotate(**annotations)
-    return locked.get(pk=match.pk)
+    SQLite writers take turns (see matches.db)."""
+    return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
 
 
 def _open(match: Match) -> None:
@@ -422,7 +431,6 @@ def _seat(
     return match
 
 
-@atomic
 def record_deal(
     *,
     match: Match,
@@ -439,38 +447,52 @@ def record_deal(
     Another phone's deal already at `number` raises DealConflict; nothing is written.
     `action` is what the log calls it (a deal put back is logged as restored). The rules'
     messages name the sides: `side_names` as the caller showed them, else as stored.
-    Only `match`'s id is read: its row is read again, locked.
+    Only `match`'s id is read.
+
+    The match is read and the deal checked and scored before this writer's turn, which
+    then holds the three writes alone (every save on a SQLite file waits for that turn):
+    the deal is written only if the match is still at the revision read, else it is all
+    done again on the match as it now stands.
     """
     # A save sent again, of a deal deleted since: the number it had, read with the match.
     recorded = bool(idempotency_key) and action == Action.DEAL_RECORDED
-    match = _lock(match, **({"deleted_since": _deleted_with(idempotency_key)} if recorded else {}))
-    keyed = _keyed_entries(match)
-    done = next(
-        (n for n, (key, _) in enumerate(keyed, 1) if idempotency_key and key == idempotency_key),
-        None,
-    )
-    if done is not None:
-        if keyed[done - 1][1] != entry:
-            raise DealConflict(match.deals.get(number=done), resent=True)
-        return Recorded(match.deals.get(number=done), created=False)
-    if recorded and match.deleted_since is not None:
-        raise DeletedSince(match.deleted_since)
-    _open(match)
-    if number <= len(keyed):
-        raise DealConflict(match.deals.get(number=number))
-    if number != len(keyed) + 1:  # deals were deleted on another phone meanwhile
-        raise StaleChange("renumbered", number=len(keyed) + 1)
-    if number > MATCH_DEALS_MAX:
-        raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
-    new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
-    entries = [*(entry for _, entry in keyed), entry]
-    outcome = match.score(entries, side_names or _side_names(match), checked_from=number, new=new)
-    deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
-    deal.set_scored(outcome.deals[-1])
+    deleted = {"deleted_since": _deleted_with(idempotency_key)} if recorded else {}
+    while True:  # until the deal is written on the match as read
+        match = Match.objects.annotate(**deleted).get(pk=match.pk)
+        keyed = _keyed_entries(match)
+        done = next((n for n, (key, _) in enumerate(keyed, 1)
+                     if idempotency_key and key == idempotency_key), None)  # fmt: skip
+        if done is not None:
+            if keyed[done - 1][1] != entry:
+                raise DealConflict(match.deals.get(number=done), resent=True)
+            return Recorded(match.deals.get(number=done), created=False)
+        if recorded and match.deleted_since is not None:
+            raise DeletedSince(match.deleted_since)
+        _open(match)
+        if number <= len(keyed):
+            raise DealConflict(match.deals.get(number=number))
+        if number != len(keyed) + 1:  # deals were deleted on another phone meanwhile
+            raise StaleChange("renumbered", number=len(keyed) + 1)
+        if number > MATCH_DEALS_MAX:
+            raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
+        new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
+        entries = [*(entry for _, entry in keyed), entry]
+        names = side_names or _side_names(match)
+        outcome = match.score(entries, names, checked_from=number, new=new)
+        deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
+        deal.set_scored(outcome.deals[-1])
+        if _write_deal(match, deal, outcome, action, by):
+            return Recorded(deal, created=True)
+
+
+@atomic
+def _write_deal(match: Match, deal: Deal, outcome: rules.Outcome, action: str, by: str) -> bool:
+    """The deal, its log entry and the match's new revision, if the match is as it was read."""
+    if not _changed(match, outcome, read_at=match.revision):
+        return False
     deal.save(force_insert=True)
-    _log(match, action, by, deal_number=number, new=_document(deal))
-    _changed(match, outcome)
-    return Recorded(deal, created=True)
+    _log(match, action, by, deal_number=deal.number, new=_document(deal))
+    return True
 
 
 def _deleted_with(idempotency_key: str) -> Subquery:

@@ -46,6 +46,42 @@ def test_a_save_sent_again_after_its_deal_was_deleted_is_not_saved_again_until_r
     assert not again.created and again.deal.pk == restored.deal.pk  # found saved, under its key
 
 
+def meanwhile(monkeypatch, change) -> None:
+    """`change` is made on another phone between this save's read and its write (once)."""
+    score = Match.score
+
+    def first_the_change(self, *args, **kwargs):
+        monkeypatch.setattr(Match, "score", score)
+        change()
+        return score(self, *args, **kwargs)
+
+    monkeypatch.setattr(Match, "score", first_the_change)
+
+
+def test_a_deal_is_written_on_the_match_as_it_stands_when_it_changed_since_it_was_read(
+    monkeypatch,
+):
+    """Read and scored before its turn to write, a save that finds the match changed since
+    (another phone moved the line to 11) is done again on the match as it now stands."""
+    match = MatchFactory()
+    settings = rules.MatchSettings(11, match.tie_rule, match.claims_allowed, True)
+    meanwhile(monkeypatch, lambda: services.change_settings(match=match, settings=settings))
+    services.record_deal(match=match, number=1, entry=WORKED)
+    match.refresh_from_db()
+    assert (match.line, match.total_0, match.decided_for) == (11, 11, 0)  # decided at 11
+    actions = Change.objects.filter(match=match).order_by("id").values_list("action", flat=True)
+    assert list(actions)[-2:] == [Action.SETTINGS_CHANGED, Action.DEAL_RECORDED]
+
+
+def test_another_phones_deal_saved_between_the_read_and_the_write_is_a_conflict(monkeypatch):
+    match = MatchFactory()
+    theirs = entry(6, 5)
+    meanwhile(monkeypatch, lambda: services.record_deal(match=match, number=1, entry=theirs))
+    with pytest.raises(services.DealConflict):
+        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="mine")
+    assert [deal.entry for deal in Deal.objects.filter(match=match)] == [theirs]
+
+
 def test_another_phone_saving_the_same_deal_number_is_a_conflict():
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="phone-a")
