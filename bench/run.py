@@ -227,7 +227,7 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
         ),
         Endpoint(
             "save",
-            f"save deal {number} (HTMX), answered with the parts that changed",
+            f"save deal {number} (HTMX), answered with a redirect to the sheet",
             paths[0],
             (cookie, *save),
             ("save", str(measured[0]), number, threads, shown),
