@@ -353,11 +353,10 @@ class Seat:
         self.tally.outcomes[f"save {outcome}"] += 1
         if found := ETAG.search(text):  # the sheet drawn afresh: its polls name it (sheet.js)
             self.etag = html.unescape(found.group(1))
-        again = self.rng.random() < RETRY
-        sent_again = again and await self.call("save", "POST", self.sheet + "deals", form,
-                                               expected=(200, 302))  # fmt: skip
-        if sent_again is not None:
-            self.tally.outcomes["save sent again"] += 1
+        if self.rng.random() < RETRY:
+            again = await self.call("save", "POST", self.sheet + "deals", form, expected=(200, 302))
+            if again is not None:
+                self.tally.outcomes["save sent again"] += 1
         await self.read(answer)
 
     async def play(self, mix: Mix, until: float, arrive: float = 0.0) -> None:
