@@ -147,10 +147,12 @@ class NameTaken(ServiceError):
 
 @dataclass(frozen=True)
 class Recorded:
-    """What record_deal did: the deal, and whether this call made it (not a retry's)."""
+    """What record_deal did: the deal, whether this call made it (not a retry's) and, if it
+    did, the match's revision it left."""
 
     deal: Deal
     created: bool
+    revision: int | None = None
 
 
 # --- The log and the revision ------------------------------------------------------------
@@ -457,20 +459,27 @@ def record_deal(
     # A save sent again, of a deal deleted since: the number it had, read with the match.
     recorded = bool(idempotency_key) and action == Action.DEAL_RECORDED
     deleted = {"deleted_since": _deleted_with(idempotency_key)} if recorded else {}
-    while True:  # until the deal is written on the match as read
+    # Until the deal is written on the match as read: each try that fails does so because
+    # another change to this match was written first (the phones at one table take turns).
+    while True:
         match = Match.objects.annotate(**deleted).get(pk=match.pk)
         keyed = _keyed_entries(match)
         done = next((n for n, (key, _) in enumerate(keyed, 1)
                      if idempotency_key and key == idempotency_key), None)  # fmt: skip
         if done is not None:
-            if keyed[done - 1][1] != entry:
-                raise DealConflict(match.deals.get(number=done), resent=True)
-            return Recorded(match.deals.get(number=done), created=False)
+            saved = match.deals.filter(number=done, idempotency_key=idempotency_key).first()
+            if saved is None:  # deleted since it was read
+                continue
+            if saved.entry != entry:
+                raise DealConflict(saved, resent=True)
+            return Recorded(saved, created=False)
         if recorded and match.deleted_since is not None:
             raise DeletedSince(match.deleted_since)
         _open(match)
         if number <= len(keyed):
-            raise DealConflict(match.deals.get(number=number))
+            if (theirs := match.deals.filter(number=number).first()) is None:
+                continue  # deleted since it was read
+            raise DealConflict(theirs)
         if number != len(keyed) + 1:  # deals were deleted on another phone meanwhile
             raise StaleChange("renumbered", number=len(keyed) + 1)
         if number > MATCH_DEALS_MAX:
@@ -482,7 +491,7 @@ def record_deal(
         deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
         deal.set_scored(outcome.deals[-1])
         if _write_deal(match, deal, outcome, action, by):
-            return Recorded(deal, created=True)
+            return Recorded(deal, created=True, revision=match.revision)
 
 
 @atomic

@@ -82,6 +82,25 @@ def test_another_phones_deal_saved_between_the_read_and_the_write_is_a_conflict(
     assert [deal.entry for deal in Deal.objects.filter(match=match)] == [theirs]
 
 
+def test_a_save_sent_again_whose_deal_is_deleted_as_it_is_read_is_told_so(monkeypatch):
+    """Its deal found by its key, then deleted on another phone before it is read whole: the
+    match is read again, and the save is told its deal was deleted since."""
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
+    keyed = services._keyed_entries
+
+    def then_deleted(read):
+        monkeypatch.setattr(services, "_keyed_entries", keyed)
+        found = keyed(read)
+        services.delete_last_deal(match=read, number=1)
+        return found
+
+    monkeypatch.setattr(services, "_keyed_entries", then_deleted)
+    with pytest.raises(services.DeletedSince):
+        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
+    assert not Deal.objects.filter(match=match).exists()
+
+
 def test_another_phone_saving_the_same_deal_number_is_a_conflict():
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="phone-a")

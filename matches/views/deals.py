@@ -53,7 +53,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         if not form.is_valid():
             return answer(request, *sheet_and_state(token, match_id), form=form)
         data = form.cleaned_data
-        # The service reads the match again, locked: the view names it.
+        # The service reads the match again: the view names it.
         recorded = services.record_deal(match=Match(pk=match_id), number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],
                                         by=by(request), side_names=form.side_names)  # fmt: skip
@@ -66,22 +66,29 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     except services.ServiceError as refused:
         form.add_error(None, refused.message)
     else:
-        return _saved(request, token, match_id, recorded.deal.number)
+        return _saved(request, token, match_id, recorded)
     # What was typed stays, for the deal the sheet now says is next (another phone may
     # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
     return answer(request, *sheet_and_state(token, match_id), form=form)
 
 
-def _saved(request: HttpRequest, token: str, match_id: int, number: int) -> HttpResponse:
+def _saved(
+    request: HttpRequest, token: str, match_id: int, recorded: services.Recorded
+) -> HttpResponse:
     """A deal saved (or sent again once saved): a redirect to the sheet, whose address says
-    so. With HTMX the browser follows it, and the sheet's GET draws what changed: for a form
-    drawn blank, what a poll draws a phone one deal behind (the row added, the form moved on,
-    emptied by sheet.js), the parts every other phone's poll then finds drawn."""
+    so, and at which revision (Undo is offered while the sheet is still at it). With HTMX
+    the browser follows it, and the sheet's GET draws what changed: for a form drawn blank,
+    what a poll draws a phone one deal behind (the row added, the form moved on, emptied by
+    sheet.js), the parts every other phone's poll then finds drawn. A save sent again gets
+    the whole sheet: its form may be older than the sheet the phone shows."""
+    number = recorded.deal.number
     said: dict[str, int | str] = {"saved": number}
-    shown = request.POST.get("shown", "")
-    blank = request.POST.get("drawn_blank") == "1"
-    if request.htmx and blank and re.fullmatch("[0-9]{1,9}", shown):
-        said.update(shown=shown, number=number, typing=0)
+    if recorded.created:
+        said["at"] = recorded.revision
+        shown = request.POST.get("shown", "")
+        blank = request.POST.get("drawn_blank") == "1"
+        if request.htmx and blank and re.fullmatch("[0-9]{1,9}", shown):
+            said.update(shown=shown, number=number, typing=0)
     return to_sheet(token, match_id, said)
 
 

@@ -60,6 +60,7 @@ class Notice:
     """What the sheet says of this phone's own last action, above the deals."""
 
     saved: int | None = None
+    saved_at: int | None = None  # the revision the save left: Undo only while it stands
     restored: bool = False  # the deal saved was put back
     deleted: int | None = None
     undone: bool = False  # deleted by Undo: its points are in the form again
@@ -78,7 +79,7 @@ class Notice:
 
 
 # What an address may say was just done, read back as a Notice (?deleted=4, ?ended=1).
-SAID = ("saved", "restored", "deleted", "edited", "gone", "deleted_since", "reopened",
+SAID = ("saved", "at", "restored", "deleted", "edited", "gone", "deleted_since", "reopened",
         "settings_saved", "ended", "stopped")  # fmt: skip
 
 
@@ -91,6 +92,7 @@ def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
             if re.fullmatch("[0-9]{1,6}", value := request.GET.get(what, ""))}  # fmt: skip
     notice = Notice(
         saved=said.get("saved", said.get("restored")),
+        saved_at=said.get("at"),
         restored="restored" in said,
         deleted=said.get("deleted"),
         edited=said.get("edited"),
@@ -142,7 +144,9 @@ def _parts(
         and not (typing or link_changed or reopened_or_closed)
         and _one_deal_behind(request, sheet)
     ):
-        return {"notices": said, "live": True, "row_added": True, "next": True}
+        # The first deal draws the table itself.
+        added = "row_added" if sheet.last_number > 1 else "rows"
+        return {"notices": said, "live": True, added: True, "next": True}
     return {
         "notices": said,
         "live": True,
@@ -154,12 +158,10 @@ def _parts(
 
 def _one_deal_behind(request: HttpRequest, sheet: selectors.Sheet) -> bool:
     """The phone shows the sheet at the revision before (`shown`, which the page sends), its
-    form at the deal last saved, and saving that deal is the only change since: the deal's
-    row is added to its table (the first deal draws the table itself)."""
+    form at the deal last saved, and saving that deal is the only change since."""
     number = sheet.last_number
     return (
         sheet.open_for_deals
-        and number > 1
         and request.GET.get("shown") == str(sheet.revision - 1)
         and request.GET.get("number") == str(number)
         and sheet.last_change is not None

@@ -22,7 +22,8 @@ HX = {"HTTP_HX_REQUEST": "true", **EN}
 
 def test_saving_a_deal_without_htmx_redirects_to_the_sheet_which_says_so(scorer, deal_url):
     response = scorer.post(deal_url, deal_data(), **EN)
-    assert response.status_code == 302 and response["Location"].endswith("?saved=1")
+    # The address says the deal was saved, and the revision it left (Undo while it stands).
+    assert response.status_code == 302 and response["Location"].endswith("?saved=1&at=2")
     assert Deal.objects.get().points == (11, 3)
     page = parsed(scorer.get(response["Location"], **EN))
     assert words(one(page, "#saved")) == "Deal 1 saved. Undo"
@@ -31,7 +32,7 @@ def test_saving_a_deal_without_htmx_redirects_to_the_sheet_which_says_so(scorer,
 def test_saving_a_deal_with_htmx_answers_the_parts_that_changed(scorer, deal_url, sheet_url):
     # A redirect to the sheet, which says so; HTMX follows it and swaps the parts drawn.
     response = scorer.post(deal_url, deal_data(), follow=True, **HX)
-    assert response.redirect_chain == [(sheet_url + "?saved=1", 302)]
+    assert response.redirect_chain == [(sheet_url + "?saved=1&at=2", 302)]
     page = parsed(response)
     assert "HX-Request" in response["Vary"] and not page.select("html, #sheet")
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
@@ -49,7 +50,7 @@ def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_chan
     data = deal_data(2, a="6", b="5", da="0", shown=shown, drawn_blank="1")
     response = scorer.post(deal_url, data, follow=True, **HX)
     # The sheet, drawn as a poll draws it for a phone one deal behind.
-    said = f"?saved=2&shown={shown}&number=2&typing=0"
+    said = f"?saved=2&at={shown + 1}&shown={shown}&number=2&typing=0"
     assert response.redirect_chain == [(deal_url.removesuffix("deals") + said, 302)]
     page = parsed(response)
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
@@ -68,6 +69,51 @@ def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_chan
     assert value(page, "number") == "3" and value(page, "shown") == str(shown + 1)
     assert words(one(page, "#delete-last")) == "Delete deal 2"
     assert value(page, "key") and value(page, "key") != "key-2"
+
+
+def test_the_first_deal_saved_from_a_blank_form_draws_the_deals_and_moves_the_form_on(
+    scorer, match, deal_url
+):
+    shown = Match.objects.get().revision
+    data = deal_data(1, shown=shown, drawn_blank="1")
+    response = scorer.post(deal_url, data, follow=True, **HX)
+    page = parsed(response)
+    parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
+    # No table to add a row to yet: the deals are drawn whole, the form stays and moves on.
+    assert parts == ["notices", "live", "elsewhere", "rows", "recent", "entry-next", "delete-last",
+                     "phone"]  # fmt: skip
+    assert response["HX-Trigger-After-Swap"] == "deal:next"
+    assert page.select("#deal-1") and value(page, "number") == "2"
+
+
+def test_a_save_sent_again_draws_the_whole_sheet_whatever_its_form_showed(
+    scorer, match, deal_url, worked
+):
+    """Its form may be older than the sheet the phone shows (a poll drew the deals while it
+    was typed): the deal's row is not added a second time, the form is drawn afresh."""
+    shown = Match.objects.get().revision
+    data = deal_data(2, a="6", b="5", da="0", shown=shown, drawn_blank="1", key="tap")
+    scorer.post(deal_url, data, **HX)
+    again = scorer.post(deal_url, data, **HX)
+    assert again["Location"].endswith("?saved=2")  # no revision: not the save that made it
+    page = parsed(scorer.get(again["Location"], **HX))
+    parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
+    assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"]
+    assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
+
+
+def test_undo_is_offered_only_while_the_sheet_is_as_the_save_left_it(
+    scorer, match, deal_url, sheet_url
+):
+    """Between the save and the sheet its phone is sent to, another phone deleted that deal
+    and entered its own deal 1: this phone is told its deal was saved, with no Undo that
+    would take back the other phone's."""
+    saved = scorer.post(deal_url, deal_data(key="mine"), **HX)
+    services.delete_last_deal(match=match, number=1)
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
+    page = parsed(scorer.get(saved["Location"], **HX))
+    assert words(one(page, "#saved")) == "Deal 1 saved."
+    assert not page.select("#saved button")
 
 
 def test_a_save_that_decides_the_match_draws_the_whole_entry_even_from_a_blank_form(
@@ -333,7 +379,7 @@ def test_a_save_after_another_phone_deleted_a_deal_says_so_and_renumbers(
     assert match.deals.count() == 2
 
 
-def test_a_change_between_reading_the_match_and_saving_shows_in_the_answer(
+def test_the_sheet_a_save_leads_to_shows_what_another_phone_changed_meanwhile(
     scorer, match, deal_url, worked, monkeypatch
 ):
     record = services.record_deal

@@ -137,9 +137,9 @@ def test_a_changed_sheet_is_drawn_by_django(scorer, sheet_url, deal_url, worked)
 def test_a_phones_own_save_is_polled_unchanged_where_the_match_was_seen_before_it(
     settings, scorer, sheet_url, deal_url, worked
 ):
-    """The save drew the sheet at its revision, and #live names that ETag: a process whose
-    watch still holds the revision before reads the match afresh and answers 304, rather than
-    drawing the older sheet over the newer."""
+    """The sheet the save leads to is drawn at its revision, and #live names that ETag: a
+    process whose watch still holds the revision before reads the match afresh and answers
+    304, rather than drawing the older sheet over the newer."""
     settings.POLL_STALE_SECONDS = 3600  # the watch keeps what it read for the whole test
     scorer.get(sheet_url + POLL, **HX)  # watched, at the revision before the save
     saved = parsed(scorer.post(deal_url, deal_data(number=2), follow=True, **HX))
