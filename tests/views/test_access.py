@@ -161,7 +161,7 @@ def test_csrf_is_enforced_on_htmx_posts(match, worked):
     # As app.js sends it: the token of the page's own part.
     header = parsed(sheet).select_one("#own [name=csrfmiddlewaretoken]")["value"]
     response = phone.post(url, deal_data(number=2), HTTP_HX_REQUEST="true", HTTP_X_CSRFTOKEN=header)
-    assert response.status_code == 302 and response["Location"].endswith("?saved=2")
+    assert response.status_code == 302 and response["Location"].endswith("?saved=2&at=3")
 
 
 def test_rotating_an_unknown_kind_of_link_is_a_404(scorer, match):
