@@ -5,8 +5,10 @@ are given here, beside the fields.
 """
 
 import secrets
+from dataclasses import dataclass
+from functools import cache
 
-from django.db import models
+from django.db import connections, models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -118,6 +120,60 @@ class Player(models.Model):
         return self.name
 
 
+@dataclass(frozen=True)
+class Played:
+    """A match as a new deal is checked against, read at one revision: the match (its
+    settings, status and revision), each deal's idempotency key and entry in order, and the
+    number of a deal saved with the key asked about and deleted since, if one was."""
+
+    match: "Match"
+    deals: tuple[tuple[str, rules.DealEntry], ...]
+    deleted_since: int | None
+
+
+# What of a match a deal is checked and scored against (Match.score, Match.why_closed).
+PLAYED_FIELDS = ("revision", "status", "line", "tie_rule", "claims_allowed",
+                 "declarations_allowed", "first_dealer", "players_per_side")  # fmt: skip
+
+
+class MatchManager(models.Manager):
+    def played(self, pk: int, idempotency_key: str = "") -> Played | None:
+        """The match as a save reads it, in one plain statement: through the ORM, the match,
+        its deals and the deletion logged with the key cost a save 1.3 ms of Python in three
+        statements, this 0.1. None if there is no such match."""
+        with connections[self.db].cursor() as cursor:
+            cursor.execute(_played_sql(), [pk, Action.DEAL_DELETED, idempotency_key, pk])
+            rows = cursor.fetchall()
+        if not rows:
+            return None
+        count = len(PLAYED_FIELDS)
+        read = {"id": pk, **dict(zip(PLAYED_FIELDS, rows[0][:count], strict=True))}
+        for name in ("claims_allowed", "declarations_allowed"):  # SQLite's are 0 and 1
+            read[name] = bool(read[name])
+        names = [field.attname for field in self.model._meta.concrete_fields
+                 if field.attname in read]  # fmt: skip
+        match = self.model.from_db(self.db, names, [read[name] for name in names])
+        deals = tuple((key, Deal.entry_of(*entry))
+                      for number, key, *entry in (row[count + 1 :] for row in rows)
+                      if number is not None)  # fmt: skip
+        return Played(match, deals, rows[0][count])
+
+
+@cache
+def _played_sql() -> str:
+    deal = ", ".join(f"d.{name}" for name in ("idempotency_key", *Deal.ENTRY_FIELDS))
+    return (
+        f"SELECT {', '.join(f'm.{name}' for name in PLAYED_FIELDS)},"
+        # Not correlated (its match named, not m.id): computed once, not once a deal.
+        f" (SELECT c.deal_number FROM {Change._meta.db_table} c WHERE c.match_id = %s"
+        "   AND c.action = %s AND c.idempotency_key = %s AND c.idempotency_key <> ''"
+        "   ORDER BY c.id DESC LIMIT 1),"
+        f" d.number, {deal}"
+        f" FROM {Match._meta.db_table} m LEFT JOIN {Deal._meta.db_table} d ON d.match_id = m.id"
+        " WHERE m.id = %s ORDER BY d.number"
+    )
+
+
 class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
@@ -154,6 +210,8 @@ class Match(models.Model):
     next_match = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="previous_match"
     )
+
+    objects = MatchManager()
 
     class Meta:
         verbose_name_plural = "matches"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import batched
 from typing import TYPE_CHECKING
 
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -162,19 +162,15 @@ def _log(match: Match, action: str, by: str, **values) -> Change:
     return Change.objects.create(match=match, action=action, by=by[:80], **values)
 
 
-def _changed(
-    match: Match, outcome: rules.Outcome | None = None, *, read_at: int | None = None, **fields
-) -> bool:
+def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> bool:
     """Save `fields`, and where the rules now leave the match (its totals, the side its
-    deals decide it for), and bump the revision. The row is locked (`_lock`), or, with
-    `read_at`, written only if the match is still at the revision it was read at (taking
-    the lock): False if another change came first, and nothing is written."""
+    deals decide it for), and bump the revision, if the match is still at the revision it
+    was read at: False if another change came first, and nothing is written. A match
+    locked (`_lock`) is."""
     if outcome is not None:
         fields.update(outcome_fields(outcome))
-    rows = Match.objects.filter(pk=match.pk)
-    if read_at is not None:
-        rows = rows.filter(revision=read_at)
-    if not rows.update(revision=F("revision") + 1, **fields):
+    rows = Match.objects.filter(pk=match.pk, revision=match.revision)
+    if not rows.update(revision=match.revision + 1, **fields):
         return False
     match.revision += 1
     for name, value in fields.items():
@@ -201,12 +197,6 @@ def _side_names(match: Match) -> tuple[str, str]:
 
 def _deals(match: Match) -> list[Deal]:
     return list(match.deals.order_by("number"))
-
-
-def _keyed_entries(match: Match) -> list[tuple[str, rules.DealEntry]]:
-    """Each deal's idempotency key and entry, in order: plain values, not objects."""
-    rows = match.deals.order_by("number").values_list("idempotency_key", *Deal.ENTRY_FIELDS)
-    return [(key, Deal.entry_of(*values)) for key, *values in rows]
 
 
 def _document(deal: Deal) -> dict:
@@ -458,12 +448,13 @@ def record_deal(
     """
     # A save sent again, of a deal deleted since: the number it had, read with the match.
     recorded = bool(idempotency_key) and action == Action.DEAL_RECORDED
-    deleted = {"deleted_since": _deleted_with(idempotency_key)} if recorded else {}
     # Until the deal is written on the match as read: each try that fails does so because
     # another change to this match was written first (the phones at one table take turns).
     while True:
-        match = Match.objects.annotate(**deleted).get(pk=match.pk)
-        keyed = _keyed_entries(match)
+        played = Match.objects.played(match.pk, idempotency_key if recorded else "")
+        if played is None:
+            raise Match.DoesNotExist
+        match, keyed = played.match, played.deals
         done = next((n for n, (key, _) in enumerate(keyed, 1)
                      if idempotency_key and key == idempotency_key), None)  # fmt: skip
         if done is not None:
@@ -473,8 +464,8 @@ def record_deal(
             if saved.entry != entry:
                 raise DealConflict(saved, resent=True)
             return Recorded(saved, created=False)
-        if recorded and match.deleted_since is not None:
-            raise DeletedSince(match.deleted_since)
+        if played.deleted_since is not None:
+            raise DeletedSince(played.deleted_since)
         _open(match)
         if number <= len(keyed):
             if (theirs := match.deals.filter(number=number).first()) is None:
@@ -497,19 +488,11 @@ def record_deal(
 @atomic
 def _write_deal(match: Match, deal: Deal, outcome: rules.Outcome, action: str, by: str) -> bool:
     """The deal, its log entry and the match's new revision, if the match is as it was read."""
-    if not _changed(match, outcome, read_at=match.revision):
+    if not _changed(match, outcome):
         return False
     deal.save(force_insert=True)
     _log(match, action, by, deal_number=deal.number, new=_document(deal))
     return True
-
-
-def _deleted_with(idempotency_key: str) -> Subquery:
-    """The number of the match's deal saved with this key and deleted since, if one was."""
-    deleted = Change.objects.filter(
-        match=OuterRef("pk"), action=Action.DEAL_DELETED, idempotency_key=idempotency_key
-    )
-    return Subquery(deleted.order_by("-pk").values("deal_number")[:1])
 
 
 @atomic

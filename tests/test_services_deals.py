@@ -34,6 +34,26 @@ def test_the_same_idempotency_key_returns_the_deal_already_made():
     assert Deal.objects.filter(match=match).count() == 1
 
 
+def test_a_save_reads_the_match_its_deals_and_a_deletion_under_its_key_in_one_statement(
+    django_assert_num_queries,
+):
+    match = MatchFactory(line=31, claims_allowed=True, declarations_allowed=False)
+    services.record_deal(match=match, number=1, entry=entry(6, 5), idempotency_key="a")
+    services.record_deal(match=match, number=2, entry=entry(4, 7), idempotency_key="b")
+    services.record_deal(match=match, number=3, entry=entry(5, 6))  # no key
+    services.delete_last_deal(match=match, number=3)
+    services.delete_last_deal(match=match, number=2)
+    with django_assert_num_queries(1):
+        played = Match.objects.played(match.pk, "b")
+    assert played.deals == (("a", entry(6, 5)),)
+    assert played.deleted_since == 2
+    assert (played.match.revision, played.match.line) == (Match.objects.get().revision, 31)
+    assert played.match.claims_allowed is True and played.match.declarations_allowed is False
+    assert Match.objects.played(match.pk, "a").deleted_since is None  # not deleted
+    assert Match.objects.played(match.pk, "").deleted_since is None  # deal 3 had no key
+    assert Match.objects.played(match.pk + 1) is None
+
+
 def test_a_save_sent_again_after_its_deal_was_deleted_is_not_saved_again_until_restored():
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
@@ -87,15 +107,15 @@ def test_a_save_sent_again_whose_deal_is_deleted_as_it_is_read_is_told_so(monkey
     match is read again, and the save is told its deal was deleted since."""
     match = MatchFactory()
     services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
-    keyed = services._keyed_entries
+    played = Match.objects.played
 
-    def then_deleted(read):
-        monkeypatch.setattr(services, "_keyed_entries", keyed)
-        found = keyed(read)
-        services.delete_last_deal(match=read, number=1)
+    def then_deleted(*args):
+        monkeypatch.setattr(Match.objects, "played", played)
+        found = played(*args)
+        services.delete_last_deal(match=match, number=1)
         return found
 
-    monkeypatch.setattr(services, "_keyed_entries", then_deleted)
+    monkeypatch.setattr(Match.objects, "played", then_deleted)
     with pytest.raises(services.DeletedSince):
         services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
     assert not Deal.objects.filter(match=match).exists()
