@@ -2,6 +2,7 @@
 anyone look; changing it needs this phone to have joined through the table's current scorer
 link, kept in its signed session cookie. One helper per role loads what a view works on."""
 
+import re
 from functools import wraps
 
 from django.core.exceptions import PermissionDenied
@@ -19,6 +20,15 @@ LABEL = "label"  # session key: the name this phone chose, for the change log
 DELETED = "deleted"  # session key: the log entry of the deal this phone deleted last
 # The session is a signed cookie, and browsers drop cookies past 4 KB: about 100 tables.
 JOINED_MAX = 50
+
+
+_PLAIN = re.compile("[0-9]{1,9}")
+
+
+def plain_number(value: str | None, otherwise: int | None = None) -> int | None:
+    """A number an address or a hidden field carries, read as plain digits only ("²" is a
+    digit to isdigit(), and int() reads "٣"), nine at most; else `otherwise`."""
+    return int(value) if value and _PLAIN.fullmatch(value) else otherwise
 
 
 def joined(request: HttpRequest) -> dict[str, str]:

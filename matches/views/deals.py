@@ -2,8 +2,6 @@
 edited, deleted (Undo puts its points back in the form) and restored. Answers are the
 sheet's (views/sheet.py): the same template, the same read model."""
 
-import re
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -17,6 +15,7 @@ from matches.views.access import (
     DELETED,
     by,
     done,
+    plain_number,
     posted,
     scorer_match,
     scorer_seating,
@@ -85,9 +84,9 @@ def _saved(
     said: dict[str, int | str] = {"saved": number}
     if recorded.created:
         said["at"] = recorded.revision
-        shown = request.POST.get("shown", "")
+        shown = plain_number(request.POST.get("shown"))
         blank = request.POST.get("drawn_blank") == "1"
-        if request.htmx and blank and re.fullmatch("[0-9]{1,9}", shown):
+        if request.htmx and blank and shown is not None:
             said.update(shown=shown, number=number, typing=0)
     return to_sheet(token, match_id, said)
 
@@ -197,7 +196,7 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
     """Delete the last deal; Undo (of a deal just saved) also puts its points back in the
     form, to be corrected and saved again."""
     undo = request.POST.get("undo")  # the revision the phone was shown, the deal just saved
-    shown = None if undo is None else int(undo) if re.fullmatch("[0-9]{1,9}", undo) else -1
+    shown = None if undo is None else plain_number(undo, otherwise=-1)
     match = scorer_match(request, token, match_id)
     try:
         logged = services.delete_last_deal(match=match, number=number, by=by(request),

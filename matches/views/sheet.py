@@ -8,7 +8,6 @@ by its id. A deal saved is answered by a redirect to the sheet, whose address sa
 without HTMX a redirect too; with HTMX, the parts, saying it.
 """
 
-import re
 import secrets
 from dataclasses import dataclass, replace
 from functools import partial
@@ -31,6 +30,7 @@ from matches.views.access import (
     by,
     done,
     joined_with,
+    plain_number,
     scorer_match,
     table_page,
     was_scorer,
@@ -77,6 +77,12 @@ class Notice:
     def __bool__(self) -> bool:  # anything to say
         return self != Notice()
 
+    def offers_undo(self, sheet: selectors.Sheet) -> bool:
+        """Undo, of the deal saved, while it is the last and the sheet stands as the save left
+        it (else it could take back a deal another phone entered in between)."""
+        return (sheet.in_progress and self.saved == sheet.last_number
+                and self.saved_at in (None, sheet.revision))  # fmt: skip
+
 
 # What an address may say was just done, read back as a Notice (?deleted=4, ?ended=1).
 SAID = ("saved", "at", "restored", "deleted", "edited", "gone", "deleted_since", "reopened",
@@ -84,12 +90,12 @@ SAID = ("saved", "at", "restored", "deleted", "edited", "gone", "deleted_since",
 
 
 def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
-    """The notice an address names (plain digits only: "²" is a digit to isdigit()). An end
+    """The notice an address names (plain numbers only, see plain_number). An end
     or a stop is plain to see on the sheet; a deal restored is said as saved, with Undo."""
     if not request.GET:
         return Notice()
-    said = {what: int(value) for what in SAID
-            if re.fullmatch("[0-9]{1,6}", value := request.GET.get(what, ""))}  # fmt: skip
+    said = {what: number for what in SAID
+            if (number := plain_number(request.GET.get(what))) is not None}  # fmt: skip
     notice = Notice(
         saved=said.get("saved", said.get("restored")),
         saved_at=said.get("at"),
@@ -212,6 +218,7 @@ def _context(
         else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
         "sheet": sheet,
         "can_score": scorer,
+        "undo": notice.offers_undo(sheet),
         "poll_etag": poll_etag,
         "form": form or SimpleLazyObject(partial(entry_form, sheet)),
         "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),

@@ -2,7 +2,6 @@
 its players, and a new match."""
 
 import functools
-import re
 
 import segno
 from django.conf import settings
@@ -37,6 +36,7 @@ from matches.views.access import (
     join,
     joined,
     joined_with,
+    plain_number,
     posted,
     scorer_table,
     seen_table,
@@ -126,8 +126,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
     player = by_id.get(asked.get("player", ""))
     done_to = next(((what, by_id[asked[what]]) for what in PLAYER_DONE
                     if asked.get(what) in by_id), None)  # fmt: skip
-    page = request.GET.get("page", "")
-    page = page if re.fullmatch("[0-9]{1,6}", page) else "1"
+    page = str(plain_number(request.GET.get("page"), otherwise=1))
     said = {
         "player_done": done_to,
         "rotated": request.GET.get("rotated"),
