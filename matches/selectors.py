@@ -696,17 +696,21 @@ class MatchLine:
 
 _TABLE_SQL = (
     f"SELECT t.*, (SELECT COALESCE(SUM(m.revision), 0) FROM {Match._meta.db_table} m"
-    f" WHERE m.table_id = t.id) AS matches_revision FROM {Table._meta.db_table} t"
+    f" WHERE m.table_id = t.id AND m.status = '{rules.Status.IN_PROGRESS.value}')"
+    f" AS matches_revision FROM {Table._meta.db_table} t"
     " WHERE t.viewer_token = %s"
 )
 
 
 def table_seen(token: str) -> Table | None:
     """The table seen through its view link, with `version`: what changes whenever anything
-    its pages show changes (its own revision, bumped by its players and links, and the sum
-    of its matches', each bumped by every change to a match; matches are never deleted).
-    One query, the sum read from an index; the ORM would take ten times as long to build
-    it as the database to answer it."""
+    its pages show changes. That is its own revision, bumped by its players and links and
+    by a match ending or stopping (services._table_changed: the sum would go down, and could
+    come back to a value it had), and the sum of the revisions of its matches in progress,
+    each bumped by every change to the match; a match started or reopened adds to it. A
+    closed match changes otherwise only through its players. So the sum is of a match or
+    two, not of the evening's hundreds. One plain query: the ORM would take ten times as
+    long to build it as the database to answer it."""
     found = next(iter(Table.objects.raw(_TABLE_SQL, [token])), None)
     if found is not None:
         found.version = (found.revision, found.matches_revision)

@@ -241,10 +241,11 @@ def rotate_link(*, table: Table, which: str, key: str = "") -> Table:
 
 
 def _table_changed(table_id: int) -> None:
-    """Its players or links change: the table's revision is bumped (a match's changes bump
-    the match's), which takes the table's row lock until the transaction ends. Always
-    before any match's lock: one order for all. No key update: a new match, say, need not
-    wait."""
+    """Its players or links change, or one of its matches ends or stops: the table's
+    revision is bumped (a change to a match in progress bumps the match's, see
+    selectors.table_seen), which takes the table's row lock until the transaction ends.
+    Always before any match's lock: one order for all. No key update: a new match, say,
+    need not wait."""
     Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
 
 
@@ -593,6 +594,7 @@ def delete_last_deal(
 def end_match(*, match: Match, by: str = "") -> Match:
     """Bank the result, once the rules say the match is decided. Two phones tapping End
     match together both see it ended: the second changes nothing."""
+    _table_changed(match.table_id)  # it leaves the matches in progress (selectors.table_seen)
     match = _lock(match)
     if match.finished:
         return match
@@ -616,6 +618,7 @@ def end_match(*, match: Match, by: str = "") -> Match:
 def stop_match(*, match: Match, by: str = "") -> Match:
     """Stop a match the rules have not decided (the evening is over): no winner, no stats.
     Reopened, it plays on. A second tap (any phone's) changes nothing."""
+    _table_changed(match.table_id)  # it leaves the matches in progress (selectors.table_seen)
     match = _lock(match)
     if match.abandoned:
         return match

@@ -1,6 +1,6 @@
 import pytest
 
-from matches import rules, services
+from matches import rules, selectors, services
 from matches.models import Change, Match, Player, Side, Table
 from tests.factories import PlayerFactory, TableFactory
 
@@ -163,3 +163,40 @@ def test_a_player_merged_away_on_another_phone_is_said_so_not_written_to():
         "Carla",
         "Gianni",
     ]
+
+
+def test_the_tables_version_changes_with_every_change_its_pages_show_and_never_comes_back():
+    """Its pages are kept by it. The sum it holds is of the matches in progress only: one that
+    ends or stops takes its revision out, and the sum could come back to one it had (here,
+    each time, after a deal in another match), so its table's revision is bumped."""
+    table = TableFactory()
+    for name in ("Ann", "Bea", "Cid", "Dan"):
+        services.add_player(table=table, name=name)
+    seen = []
+
+    def changed():
+        seen.append(selectors.table_seen(table.viewer_token).version)
+
+    def start():
+        seats = [["Ann", "Bea"], ["Cid", "Dan"]]
+        match = services.start_match(table=table, players=seats, settings=rules.MatchSettings(11))
+        changed()
+        return match
+
+    played, other = start(), start()
+    services.record_deal(match=played, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    changed()
+    services.record_deal(match=other, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
+    changed()
+    services.end_match(match=Match.objects.get(pk=other.pk))
+    changed()
+    third = start()
+    services.record_deal(match=played, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
+    changed()
+    services.stop_match(match=third)
+    changed()
+    services.reopen_match(match=Match.objects.get(pk=other.pk))
+    changed()
+    services.rename_player(player=Player.objects.get(name="Ann"), name="Anna")
+    changed()
+    assert len(set(seen)) == len(seen) == 10  # each change a new version, none seen twice
