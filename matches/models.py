@@ -217,8 +217,12 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         indexes = [
             models.Index(fields=["table", "status", "-started_at"]),
-            # A table's version sums its matches' revisions from the index alone.
-            models.Index(fields=["table", "revision"], name="match_table_revision"),
+            # A table's version sums its matches' revisions in progress from the index alone.
+            models.Index(
+                fields=["table", "revision"],
+                condition=Q(status=Status.IN_PROGRESS),
+                name="match_in_progress_revision",
+            ),
         ]
         constraints = [
             models.CheckConstraint(
