@@ -70,8 +70,9 @@ class Table(models.Model):
     scorer_token = models.CharField(max_length=64, unique=True, default=new_token)
     viewer_token = models.CharField(max_length=64, unique=True, default=new_token)
     created_at = models.DateTimeField(default=timezone.now)
-    # Bumped by a change of its players or links; its matches have revisions of their own
-    # (selectors.table_version: what the table page and the stats keep is keyed by both).
+    # Bumped by a change of its players or links and by a match ending or stopping; its
+    # matches have revisions of their own (selectors.table_seen: what the table page, the
+    # stats and the exports keep is keyed by both).
     revision = models.PositiveIntegerField(default=1)
     # The last new link: the key its request carried and the token it replaced, so that the
     # same request sent again (a double tap) is told of that link, not given another.
@@ -217,7 +218,8 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         indexes = [
             models.Index(fields=["table", "status", "-started_at"]),
-            # A table's version sums its matches' revisions in progress from the index alone.
+            # A table's version sums its matches' revisions in progress from the index alone
+            # (selectors._TABLE_SQL: the same condition, else the index is not used).
             models.Index(
                 fields=["table", "revision"],
                 condition=Q(status=Status.IN_PROGRESS),

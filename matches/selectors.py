@@ -705,12 +705,13 @@ _TABLE_SQL = (
 def table_seen(token: str) -> Table | None:
     """The table seen through its view link, with `version`: what changes whenever anything
     its pages show changes. That is its own revision, bumped by its players and links and
-    by a match ending or stopping (services._table_changed: the sum would go down, and could
+    by a match ending or stopping (services._leaves_play: the sum would go down, and could
     come back to a value it had), and the sum of the revisions of its matches in progress,
     each bumped by every change to the match; a match started or reopened adds to it. A
-    closed match changes otherwise only through its players. So the sum is of a match or
-    two, not of the evening's hundreds. One plain query: the ORM would take ten times as
-    long to build it as the database to answer it."""
+    closed match changes otherwise only through its players or a rematch, which bump the
+    table's revision too. So the sum is of a match or two, not of the evening's hundreds.
+    One plain query: the ORM would take ten times as long to build it as the database to
+    answer it."""
     found = next(iter(Table.objects.raw(_TABLE_SQL, [token])), None)
     if found is not None:
         found.version = (found.revision, found.matches_revision)

@@ -162,20 +162,33 @@ def _log(match: Match, action: str, by: str, **values) -> Change:
     return Change.objects.create(match=match, action=action, by=by[:80], **values)
 
 
-def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> bool:
+def _changed(
+    match: Match, outcome: rules.Outcome | None = None, *, unlocked: bool = False, **fields
+) -> bool:
     """Save `fields`, and where the rules now leave the match (its totals, the side its
     deals decide it for), and bump the revision, if the match is still at the revision it
-    was read at: False if another change came first, and nothing is written. A match
-    locked (`_lock`) is."""
+    was read at. The match is locked (`_lock`), so it is; or, `unlocked`, it was read
+    without a lock: False if another change came first, and nothing is written."""
     if outcome is not None:
         fields.update(outcome_fields(outcome))
     rows = Match.objects.filter(pk=match.pk, revision=match.revision)
     if not rows.update(revision=match.revision + 1, **fields):
-        return False
+        if unlocked:
+            return False
+        raise RuntimeError(f"{match} changed under its lock: read it with _lock")
     match.revision += 1
     for name, value in fields.items():
         setattr(match, name, value)
     return True
+
+
+def _leaves_play(match: Match) -> None:
+    """The match is ending or stopping: it leaves the matches in progress whose revisions its
+    table's version sums (selectors.table_seen), and the sum could come back to a value it
+    had, so the table's revision is bumped, unless the match is closed already (a second
+    tap changes nothing). Before the match's lock, as _table_changed."""
+    table = Table.objects.filter(matches__pk=match.pk, matches__status=rules.Status.IN_PROGRESS)
+    table.update(revision=F("revision") + 1)
 
 
 def _lock(match: Match) -> Match:
@@ -241,11 +254,10 @@ def rotate_link(*, table: Table, which: str, key: str = "") -> Table:
 
 
 def _table_changed(table_id: int) -> None:
-    """Its players or links change, or one of its matches ends or stops: the table's
-    revision is bumped (a change to a match in progress bumps the match's, see
-    selectors.table_seen), which takes the table's row lock until the transaction ends.
-    Always before any match's lock: one order for all. No key update: a new match, say,
-    need not wait."""
+    """Its players or links change: the table's revision is bumped (a change to a match in
+    progress bumps the match's, one ending or stopping the table's: selectors.table_seen),
+    which takes the table's row lock until the transaction ends. Always before any match's
+    lock: one order for all. No key update: a new match, say, need not wait."""
     Table.objects.filter(pk=table_id).update(revision=F("revision") + 1)
 
 
@@ -489,7 +501,7 @@ def record_deal(
 @atomic
 def _write_deal(match: Match, deal: Deal, outcome: rules.Outcome, action: str, by: str) -> bool:
     """The deal, its log entry and the match's new revision, if the match is as it was read."""
-    if not _changed(match, outcome):
+    if not _changed(match, outcome, unlocked=True):
         return False
     deal.save(force_insert=True)
     _log(match, action, by, deal_number=deal.number, new=_document(deal))
@@ -594,7 +606,7 @@ def delete_last_deal(
 def end_match(*, match: Match, by: str = "") -> Match:
     """Bank the result, once the rules say the match is decided. Two phones tapping End
     match together both see it ended: the second changes nothing."""
-    _table_changed(match.table_id)  # it leaves the matches in progress (selectors.table_seen)
+    _leaves_play(match)
     match = _lock(match)
     if match.finished:
         return match
@@ -618,7 +630,7 @@ def end_match(*, match: Match, by: str = "") -> Match:
 def stop_match(*, match: Match, by: str = "") -> Match:
     """Stop a match the rules have not decided (the evening is over): no winner, no stats.
     Reopened, it plays on. A second tap (any phone's) changes nothing."""
-    _table_changed(match.table_id)  # it leaves the matches in progress (selectors.table_seen)
+    _leaves_play(match)
     match = _lock(match)
     if match.abandoned:
         return match

@@ -1,4 +1,8 @@
+import re
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from matches import exports, imports, rules, services
 from matches.models import Action, Change, Deal, Match, Player
@@ -52,6 +56,29 @@ def test_a_save_reads_the_match_its_deals_and_a_deletion_under_its_key_in_one_st
     assert Match.objects.played(match.pk, "a").deleted_since is None  # not deleted
     assert Match.objects.played(match.pk, "").deleted_since is None  # deal 3 had no key
     assert Match.objects.played(match.pk + 1) is None
+
+
+def test_a_save_reads_once_and_writes_the_revision_the_deal_and_its_log_entry():
+    match = MatchFactory()
+    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    with CaptureQueriesContext(connection) as done:
+        services.record_deal(match=Match(pk=match.pk), number=2, entry=entry(5, 6),
+                             idempotency_key="k", side_names=("A", "B"))  # fmt: skip
+    statements = [query["sql"] for query in done.captured_queries
+                  if not query["sql"].startswith(("SAVEPOINT", "RELEASE"))]  # fmt: skip
+    written = [re.match(r'(UPDATE|INSERT INTO) "?(\w+)', sql).groups() for sql in statements[1:]]
+    assert statements[0].startswith("SELECT") and len(statements) == 4
+    assert written == [("UPDATE", Match._meta.db_table), ("INSERT INTO", Deal._meta.db_table),
+                       ("INSERT INTO", Change._meta.db_table)]  # fmt: skip
+
+
+def test_a_change_to_a_match_read_without_its_lock_is_not_written_as_if_locked():
+    match = MatchFactory()
+    stale = Match.objects.get(pk=match.pk)
+    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    with pytest.raises(RuntimeError):
+        services._changed(stale, status=Status.ABANDONED)
+    assert Match.objects.get(pk=match.pk).status == Status.IN_PROGRESS
 
 
 def test_a_save_sent_again_after_its_deal_was_deleted_is_not_saved_again_until_restored():

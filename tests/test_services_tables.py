@@ -200,3 +200,14 @@ def test_the_tables_version_changes_with_every_change_its_pages_show_and_never_c
     services.rename_player(player=Player.objects.get(name="Ann"), name="Anna")
     changed()
     assert len(set(seen)) == len(seen) == 10  # each change a new version, none seen twice
+
+
+def test_a_second_tap_on_end_match_changes_nothing_not_even_the_tables_version():
+    table = TableFactory()
+    seats = [["Ann", "Bea"], ["Cid", "Dan"]]
+    match = services.start_match(table=table, players=seats, settings=rules.MatchSettings(11))
+    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
+    services.end_match(match=Match.objects.get(pk=match.pk))
+    ended = selectors.table_seen(table.viewer_token).version
+    services.end_match(match=Match.objects.get(pk=match.pk))
+    assert selectors.table_seen(table.viewer_token).version == ended
