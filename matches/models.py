@@ -139,9 +139,9 @@ PLAYED_FIELDS = ("revision", "status", "line", "tie_rule", "claims_allowed",
 
 class MatchManager(models.Manager):
     def played(self, pk: int, idempotency_key: str = "") -> Played | None:
-        """The match as a save reads it, in one plain statement: through the ORM, the match,
-        its deals and the deletion logged with the key cost a save 1.3 ms of Python in three
-        statements, this 0.1. None if there is no such match."""
+        """The match as a save reads it, in one plain statement: through the ORM, the match
+        (the deletion logged with the key a subquery of it) and its deals cost a save 1.3 ms
+        of Python in two statements, this 0.15 to 0.2. None if there is no such match."""
         with connections[self.db].cursor() as cursor:
             cursor.execute(_played_sql(), [pk, Action.DEAL_DELETED, idempotency_key, pk])
             rows = cursor.fetchall()
