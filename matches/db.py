@@ -9,6 +9,10 @@ last one commits. PostgreSQL takes row locks (see services._lock) and needs none
 Only services queue here. Any other write transaction (a management command outside the
 services, a shell) waits for SQLite's lock the old way: keep such transactions short.
 
+`insert` and `update` write one row as Model.save and QuerySet.update do, without their
+compiler: a save writes three rows, and compiling the three statements cost it 1.7 ms of
+Python, running them 0.3 ms (make bench).
+
 `migration_lock` makes processes migrating at once (replicas starting together) take turns.
 `checkpoint_in_background` keeps SQLite's checkpoints out of the writers' turns, in the server.
 """
@@ -23,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, connections, transaction
+from django.db import connection, connections, models, transaction
 from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
@@ -72,6 +76,50 @@ def one_writer():
             _held -= 1
             if path is not None:
                 fcntl.flock(_file(path), fcntl.LOCK_UN)
+
+
+def insert(row: models.Model) -> None:
+    """`row.save(force_insert=True)`, with the values the ORM gives (`get_db_prep_save`), and
+    no signal sent (the app has no receiver)."""
+    meta, quote = row._meta, connection.ops.quote_name
+    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
+    statement = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
+    )
+    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(statement, values)
+        row.pk = cursor.fetchone()[0]
+    row._state.adding, row._state.db = False, connection.alias
+
+
+def update(model: type[models.Model], where: dict, values: dict) -> int:
+    """`model.objects.filter(**where).update(**values)`, for equalities only: the number of
+    rows changed."""
+    meta, quote = model._meta, connection.ops.quote_name
+    sets, matched = [_field(meta, name) for name in values], [_field(meta, name) for name in where]
+    statement = (
+        f"UPDATE {quote(meta.db_table)}"
+        f" SET {', '.join(f'{quote(field.column)} = %s' for field in sets)}"
+        f" WHERE {' AND '.join(f'{quote(field.column)} = %s' for field in matched)}"
+    )
+    params = [_prepared(field, value) for field, value in zip(sets, values.values(), strict=True)]
+    for field, value in zip(matched, where.values(), strict=True):
+        params.append(field.get_db_prep_value(value, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return cursor.rowcount
+
+
+def _field(meta, name: str) -> models.Field:
+    return meta.pk if name == "pk" else meta.get_field(name)
+
+
+def _prepared(field: models.Field, value):
+    if isinstance(value, models.Model):  # a foreign key's row: its key, as the ORM saves it
+        value = value.pk
+    return field.get_db_prep_save(value, connection)
 
 
 # pg_advisory_lock's key for migrations: any number no other code here locks.

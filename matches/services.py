@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from matches import rules
+from matches import db, rules
 from matches.db import atomic
 from matches.models import (
     MATCH_DEALS_MAX,
@@ -159,7 +159,9 @@ class Recorded:
 
 
 def _log(match: Match, action: str, by: str, **values) -> Change:
-    return Change.objects.create(match=match, action=action, by=by[:80], **values)
+    change = Change(match=match, action=action, by=by[:80], **values)
+    db.insert(change)
+    return change
 
 
 def _changed(
@@ -171,8 +173,8 @@ def _changed(
     without a lock: False if another change came first, and nothing is written."""
     if outcome is not None:
         fields.update(outcome_fields(outcome))
-    rows = Match.objects.filter(pk=match.pk, revision=match.revision)
-    if not rows.update(revision=match.revision + 1, **fields):
+    where = {"pk": match.pk, "revision": match.revision}
+    if not db.update(Match, where, {"revision": match.revision + 1, **fields}):
         if unlocked:
             return False
         raise RuntimeError(f"{match} changed under its lock: read it with _lock")
@@ -503,7 +505,7 @@ def _write_deal(match: Match, deal: Deal, outcome: rules.Outcome, action: str, b
     """The deal, its log entry and the match's new revision, if the match is as it was read."""
     if not _changed(match, outcome, unlocked=True):
         return False
-    deal.save(force_insert=True)
+    db.insert(deal)
     _log(match, action, by, deal_number=deal.number, new=_document(deal))
     return True
 
