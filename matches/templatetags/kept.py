@@ -4,7 +4,8 @@
 The view gives the key (views/kept.py), naming all the page depends on (a match's revision,
 the role, the language...), or None when the page holds something of this request's only (a
 notice, a form sent back): then it is drawn every time. What is this phone's own (its CSRF
-token, a deal's idempotency key) stays outside the kept part, in base.html's `own` block.
+token, a deal's idempotency key) is drawn after the kept part, by {% own %}, as a page
+answered from what is kept draws it (views/kept.drawn).
 """
 
 import re
@@ -46,6 +47,12 @@ def keep(parser: template.base.Parser, token: template.base.Token) -> KeepNode:
     nodelist = parser.parse(("endkeep",))
     parser.delete_first_token()
     return KeepNode(nodelist, parser.compile_filter(bits[1]))
+
+
+@register.simple_tag(takes_context=True)
+def own(context: template.Context) -> SafeString:
+    """This phone's own part of the page, which ends it (own.html)."""
+    return SafeString(kept.own(context.request, {name: context.get(name) for name in kept.OWN}))
 
 
 @register.simple_tag(takes_context=True)

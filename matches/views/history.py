@@ -41,4 +41,4 @@ def stats(request: HttpRequest, token: str) -> HttpResponse:
         "page_key": kept.page_key("stats", table.pk, *table.version),
         "stats": SimpleLazyObject(partial(selectors.table_stats, table)),
     }
-    return render(request, "matches/stats.html", context)
+    return kept.drawn(request, "matches/stats.html", context)

@@ -6,7 +6,8 @@ Three things are kept in Django's cache, which the server's processes share: the
 (also here, in each process, as the object it is), whole pages ({% keep %}, with the key
 `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}). None holds what is one
 phone's own (its CSRF token, a deal's idempotency key): that is drawn afresh on every answer,
-outside what is kept (base.html's `own` block). And a poll may be told a match is unchanged
+after what is kept (`own`, own.html). A page kept is answered as that part and this one
+(`drawn`), without the template that drew it. And a poll may be told a match is unchanged
 from what this process read a moment ago (`polled_state`: all the matches polled, in one query).
 """
 
@@ -18,6 +19,11 @@ from collections import OrderedDict
 from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import render
+from django.template import Context
+from django.template.loader import get_template
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import get_language
 
@@ -153,6 +159,30 @@ def page(key: tuple) -> str | None:
 def keep_page(key: tuple, drawn: str) -> None:
     _pages.put(key, drawn)
     cache.set(_page_key(key), drawn, KEEP)
+
+
+# What a page's own part reads of the page's context: its own template, if it has one
+# (the sheet's `phone`), and what that shows.
+OWN = ("own_template", "key", "can_score")
+
+
+def drawn(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
+    """A page that may be kept (`page_key`): its kept part as it was drawn for everyone, and
+    this phone's own; the first time, the template draws it whole (and keeps it). Answered
+    from what is kept, a sheet costs a third less: no template around its own part."""
+    key = context.get("page_key")
+    body = page(key) if key else None
+    if body is None:
+        return render(request, template, context, status=status)
+    return HttpResponse(body + own(request, {name: context.get(name) for name in OWN}),
+                        status=status)  # fmt: skip
+
+
+def own(request: HttpRequest, values: dict) -> str:
+    """What is this phone's own on a page, drawn afresh every time after the kept part
+    (own.html, which ends the page): its CSRF token, and `values` (OWN)."""
+    context = Context({**values, "csrf_token": get_token(request)})
+    return get_template("own.html").template.render(context)
 
 
 def _page_key(key: tuple) -> str:

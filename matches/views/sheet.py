@@ -217,6 +217,7 @@ def _context(
         if any(own.values())
         else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
         "sheet": sheet,
+        "own_template": "matches/_phone.html",
         "can_score": scorer,
         "undo": notice.offers_undo(sheet),
         "poll_etag": poll_etag,
@@ -249,10 +250,11 @@ def answer(
     **shown,
 ) -> HttpResponse:
     """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
-    template = "matches/match.html#update" if request.htmx else "matches/match.html"
     context = _context(request, sheet, state, **shown)
-    response = render(request, template, context, status=status)
-    if request.htmx and context["parts"].get("next"):
+    if not request.htmx:
+        return kept.drawn(request, "matches/match.html", context, status=status)
+    response = render(request, "matches/match.html#update", context, status=status)
+    if context["parts"].get("next"):
         response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
     return response
 

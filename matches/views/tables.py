@@ -141,6 +141,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         **said,
         "page_key": None if any(said.values()) else kept.page_key("table", *shown),
         "table": table,
+        "own_template": "matches/_table_own.html",
         "can_score": scorer,
         "share": SimpleLazyObject(functools.partial(_share, request, table, scorer)),
         "player_form": SimpleLazyObject(PlayerForm),
@@ -150,7 +151,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
             functools.partial(selectors.table_matches, table, player=player, page=page)
         ),
     }
-    response = render(request, "matches/table.html", context)
+    response = kept.drawn(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
         patch_cache_control(response, no_store=True)
     return response

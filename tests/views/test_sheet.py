@@ -416,6 +416,26 @@ def test_every_load_carries_its_own_idempotency_key_and_csrf_token(scorer, match
     assert len(tokens) == 3  # masked afresh on every load, though parts of the page are kept
 
 
+def test_a_kept_sheet_is_answered_as_the_page_drawn_whole_with_this_phones_own_part(
+    scorer, sheet_url, worked
+):
+    """The second load is the first's kept part, not drawn by the template again, and an own
+    part drawn afresh: the same forms' tokens and a new key for the deal typed next."""
+    loads = [scorer.get(sheet_url, **EN) for _ in range(2)]
+    drawn = [[template.name for template in load.templates] for load in loads]
+    assert "matches/match.html" in drawn[0]
+    assert drawn[1] == ["own.html", "matches/_phone.html"]
+    pages = [parsed(load) for load in loads]
+    owns = [page.select_one("#own").extract() for page in pages]
+    assert str(pages[0]) == str(pages[1])
+    for own in owns:
+        tokens = [field.get("form") for field in own.select("[name=csrfmiddlewaretoken]")]
+        assert tokens == ["language-form", None, "deal-form", "settings-form"]
+        assert one(own, "form#actions").select("[name=csrfmiddlewaretoken]")
+        assert one(own, "input[name=key]")["form"] == "deal-form"
+    assert value(owns[0], "key") != value(owns[1], "key")
+
+
 # --- Ending, stopping, reopening, rematch -------------------------------------------------
 
 
