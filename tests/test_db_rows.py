@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 
 import pytest
+from django.db.models import F
 
 from matches import db, rules
 from matches.models import Action, Change, Deal, Match
@@ -51,3 +52,17 @@ def test_update_changes_the_rows_that_match_only_and_counts_them():
     assert (stored.revision, stored.status, stored.decided_for) == (5, "abandoned", None)
     assert (stored.finished_at, stored.next_match_id) == (finished, other.pk)
     assert Match.objects.get(pk=other.pk).revision == 4
+
+
+def test_what_the_orm_would_refuse_or_write_otherwise_is_refused_and_nothing_written():
+    match = MatchFactory(revision=4)
+    with pytest.raises(ValueError, match="new rows only"):
+        db.insert(Change(pk=match.changes.create(action=Action.MATCH_STARTED).pk, match=match))
+    with pytest.raises(TypeError, match="expression"):
+        db.update(Match, {"pk": match.pk}, {"revision": F("revision") + 1})
+    with pytest.raises(ValueError, match="other than None"):
+        db.update(Match, {"pk": match.pk, "decided_for": None}, {"revision": 5})
+    with pytest.raises(ValueError, match="Unsaved"):
+        db.update(Match, {"pk": match.pk}, {"next_match": Match()})
+    assert Match.objects.get(pk=match.pk).revision == 4
+    assert match.changes.count() == 1

@@ -52,7 +52,8 @@ def keep(parser: template.base.Parser, token: template.base.Token) -> KeepNode:
 @register.simple_tag(takes_context=True)
 def own(context: template.Context) -> SafeString:
     """This phone's own part of the page, which ends it (own.html)."""
-    return SafeString(kept.own(context.request, {name: context.get(name) for name in kept.OWN}))
+    values = {name: context.get(name) for name in kept.OWN}
+    return SafeString(kept.own(getattr(context, "request", None), values))
 
 
 @register.simple_tag(takes_context=True)

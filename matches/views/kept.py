@@ -162,14 +162,15 @@ def keep_page(key: tuple, drawn: str) -> None:
 
 
 # What a page's own part reads of the page's context: its own template, if it has one
-# (the sheet's `phone`), and what that shows.
+# (the sheet's _phone.html), and what that shows.
 OWN = ("own_template", "key", "can_score")
 
 
 def drawn(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
     """A page that may be kept (`page_key`): its kept part as it was drawn for everyone, and
     this phone's own; the first time, the template draws it whole (and keeps it). Answered
-    from what is kept, a sheet costs a third less: no template around its own part."""
+    from what is kept, with no template around its own part, the sheet cost 2.5 ms in
+    process, not 2.9."""
     key = context.get("page_key")
     body = page(key) if key else None
     if body is None:
@@ -178,10 +179,11 @@ def drawn(request: HttpRequest, template: str, context: dict, status: int = 200)
                         status=status)  # fmt: skip
 
 
-def own(request: HttpRequest, values: dict) -> str:
+def own(request: HttpRequest | None, values: dict) -> str:
     """What is this phone's own on a page, drawn afresh every time after the kept part
     (own.html, which ends the page): its CSRF token, and `values` (OWN)."""
-    context = Context({**values, "csrf_token": get_token(request)})
+    token = get_token(request) if request is not None else ""  # drawn without a request
+    context = Context({**values, "csrf_token": token})
     return get_template("own.html").template.render(context)
 
 
