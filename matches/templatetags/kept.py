@@ -1,5 +1,5 @@
-"""{% keep key %}…{% endkeep %}: a page drawn once per `key` and kept in Django's cache; and
-{% csrf_input form_id %}, a form's CSRF token drawn outside the form.
+"""{% keep key %}…{% endkeep %}: a page drawn once per `key` and kept in Django's cache;
+{% own %}, this phone's own part of a page; {% fresh_key %}, a form's idempotency key.
 
 The view gives the key (views/kept.py), naming all the page depends on (a match's revision,
 the role, the language...), or None when the page holds something of this request's only (a
@@ -12,7 +12,6 @@ import re
 import secrets
 
 from django import template
-from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from matches.views import kept
@@ -54,17 +53,6 @@ def own(context: template.Context) -> SafeString:
     """This phone's own part of the page, which ends it (own.html)."""
     values = {name: context.get(name) for name in kept.OWN}
     return SafeString(kept.own(getattr(context, "request", None), values))
-
-
-@register.simple_tag(takes_context=True)
-def csrf_input(context: template.Context, form_id: str) -> SafeString:
-    """The CSRF token of the form `form_id`, for the page's own part (the form may be in a
-    kept part of the page: the input joins it by the form attribute)."""
-    return format_html(
-        '<input type="hidden" name="csrfmiddlewaretoken" value="{}" form="{}">',
-        str(context.get("csrf_token", "")),
-        form_id,
-    )
 
 
 @register.simple_tag
