@@ -51,8 +51,7 @@ def keep(parser: template.base.Parser, token: template.base.Token) -> KeepNode:
 @register.simple_tag(takes_context=True)
 def own(context: template.Context) -> SafeString:
     """This phone's own part of the page, which ends it (own.html)."""
-    values = {name: context.get(name) for name in kept.OWN}
-    return SafeString(kept.own(getattr(context, "request", None), values))
+    return SafeString(kept.own(getattr(context, "request", None), context))
 
 
 @register.simple_tag

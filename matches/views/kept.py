@@ -15,6 +15,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.cache import cache
@@ -175,16 +176,16 @@ def drawn(request: HttpRequest, template: str, context: dict, status: int = 200)
     body = page(key) if key else None
     if body is None:
         return render(request, template, context, status=status)
-    return HttpResponse(body + own(request, {name: context.get(name) for name in OWN}),
-                        status=status)  # fmt: skip
+    return HttpResponse(body + own(request, context), status=status)
 
 
-def own(request: HttpRequest | None, values: dict) -> str:
+def own(request: HttpRequest | None, page: Mapping | Context) -> str:
     """What is this phone's own on a page, drawn afresh every time after the kept part
-    (own.html, which ends the page): its CSRF token, and `values` (OWN)."""
-    token = get_token(request) if request is not None else ""  # drawn without a request
-    context = Context({**values, "csrf_token": token})
-    return get_template("own.html").template.render(context)
+    (own.html, which ends the page): its CSRF token, and what the page's context holds of
+    OWN (the view's context, or the template's drawing the page whole)."""
+    values = {name: page.get(name) for name in OWN}
+    values["csrf_token"] = get_token(request) if request is not None else ""  # no request
+    return get_template("own.html").template.render(Context(values))
 
 
 def _page_key(key: tuple) -> str:
