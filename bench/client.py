@@ -1,17 +1,22 @@
 """A tiny HTTP client for 127.0.0.1: a phone's cookies, CSRF token and timed requests.
 
+The CSRF token is read from the last page that drew one, as the page's script reads it (its
+secret is kept in the session cookie).
+
 Each request opens its own connection, as a phone does after the server's keep-alive expired.
 The server's cookies are marked Secure (production settings); a phone talking plain HTTP to
 127.0.0.1 sends them anyway.
 """
 
 import http.client
+import re
 import time
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
 HOST = "127.0.0.1"
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class Phone:
     port: int
     language: str = "en"
     cookies: dict[str, str] = field(default_factory=dict)
+    token: str = ""
 
     def request(
         self,
@@ -50,8 +56,8 @@ class Phone:
         if form is not None:
             body = urlencode(form).encode()
             sent["Content-Type"] = "application/x-www-form-urlencoded"
-        if method == "POST" and "csrftoken" in self.cookies:
-            sent["X-CSRFToken"] = self.cookies["csrftoken"]
+        if method == "POST" and self.token:
+            sent["X-CSRFToken"] = self.token
         connection = http.client.HTTPConnection(HOST, self.port, timeout=timeout)
         try:
             start = time.perf_counter()
@@ -65,12 +71,16 @@ class Phone:
             for name, morsel in SimpleCookie(header).items():
                 self.cookies[name] = morsel.value
         headers_out = {name.lower(): value for name, value in response.getheaders()}
-        return Answer(response.status, headers_out, data, seconds)
+        answer = Answer(response.status, headers_out, data, seconds)
+        page = "text/html" in headers_out.get("content-type", "")
+        if page and (found := TOKEN.search(answer.text)):  # a page that draws a token
+            self.token = found.group(1)
+        return answer
 
     def join(self, scorer_token: str) -> None:
         """Join a table through its scorer link, as a person does: open it, then confirm."""
         page = self.request("GET", f"/join/{scorer_token}/")
-        if page.status != 200 or "csrftoken" not in self.cookies:
+        if page.status != 200 or not self.token:
             raise RuntimeError(f"the join page answered {page.status}")
         done = self.request("POST", f"/join/{scorer_token}/", form={"label": "bench"})
         if done.status != 302:

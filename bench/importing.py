@@ -21,8 +21,8 @@ BOUNDARY = "bench-import-boundary"
 
 def upload(phone: Phone, content: bytes, timeout: float = 300) -> Answer:
     """POST /tables/import with the file, as the home page's form sends it."""
-    phone.request("GET", "/")  # the CSRF cookie
-    token = phone.cookies["csrftoken"]
+    phone.request("GET", "/")  # its import form's CSRF token
+    token = phone.token
     body = (
         (
             f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="csrfmiddlewaretoken"\r\n\r\n'

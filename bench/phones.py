@@ -43,6 +43,7 @@ SETTLE = 10.0
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
 ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')  # the page's, as app.js reads it
 APP_CPU = re.compile(r"\bapp;dur=([0-9.]+)")  # Server-Timing (settings.SERVER_TIMING)
 REMATCH = re.compile(r'id="open-rematch" href="[^"]*/m/(\d+)/"')
 SAVED = 'id="saved"'
@@ -214,6 +215,7 @@ class Seat:
     tally: Tally
     rng: random.Random
     cookies: dict[str, str] = field(default_factory=dict)
+    token: str = ""  # the CSRF token a page drew (its secret is in the session cookie)
     connection: Connection = field(init=False)
     match: int | None = None
     number: int | None = None
@@ -242,8 +244,8 @@ class Seat:
         if form is not None:
             body = urlencode(form).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        if method == "POST" and "csrftoken" in self.cookies:
-            headers["X-CSRFToken"] = self.cookies["csrftoken"]
+        if method == "POST":
+            headers["X-CSRFToken"] = self.token
         # A second request while one is under way (the table's deal during a poll) goes on a
         # connection of its own, as a browser's would.
         connection = self.connection if not self.connection.busy else Connection(self.port)
@@ -258,6 +260,8 @@ class Seat:
         for line in answer.headers.get("set-cookie", "").split("\n"):
             for name, morsel in SimpleCookie(line).items():
                 self.cookies[name] = morsel.value
+        if kind in ("open", None) and (found := TOKEN.search(answer.text)):  # a whole page
+            self.token = found.group(1)
         if kind is not None and time.monotonic() - answer.seconds >= self.tally.measured_from:
             self.tally.seconds.setdefault(kind, []).append(answer.seconds)
             if found := APP_CPU.search(answer.headers.get("server-timing", "")):

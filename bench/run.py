@@ -210,7 +210,7 @@ def endpoints(port: int, seeded: dict, work: Path) -> list[Endpoint]:
     measured = [work / f"save-{n}.txt" for n in range(ROUNDS)]
     for n, file in enumerate(measured):
         file.write_text("\n".join(rest[n * share : (n + 1) * share]) + "\n")
-    save = ("HX-Request: true", f"X-CSRFToken: {phone.cookies['csrftoken']}")
+    save = ("HX-Request: true", f"X-CSRFToken: {phone.token}")
     save += ("Content-Type: application/x-www-form-urlencoded",)
     number, threads, shown = str(pool["number"]), str(WRK_THREADS), str(pool["shown"])
     ok, not_modified = ("check", "200"), ("check", "304")

@@ -47,3 +47,9 @@ def action(page: BeautifulSoup, button: Tag) -> str:
     form = one(page, f"form#{button['form']}")
     assert form["method"] == "post" and form.select_one("[name=csrfmiddlewaretoken]")
     return button["formaction"]
+
+
+def csrf_token(response) -> str:
+    """The CSRF token a page's forms send, as its script reads it (the secret it is masked
+    from is kept in the phone's session)."""
+    return parsed(response).select_one("[name=csrfmiddlewaretoken]")["value"]

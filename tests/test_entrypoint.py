@@ -10,6 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from contextlib import closing
+from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
@@ -78,10 +79,14 @@ def test_the_entrypoint_migrates_and_serves_under_granian_with_access_logs(tmp_p
 
 
 def _cut_short_post(port: int, path: str, sent: bytes) -> bytes:
-    """A form POST saying 1,000 bytes whose sender stops after `sent` and waits for the answer."""
-    token = "k" * 32  # a CSRF cookie and the same token in the header, as a page's script sends
-    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: csrftoken={token}\r\n"
-            f"X-CSRFToken: {token}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+    """A form POST saying 1,000 bytes whose sender stops after `sent` and waits for the answer,
+    sent as a page's script sends it: the session cookie, and the page's token in a header."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as home:
+        cookies = SimpleCookie("\n".join(home.headers.get_all("Set-Cookie")))
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', home.read().decode())[1]
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Cookie: sessionid={cookies['sessionid'].value}\r\nX-CSRFToken: {token}\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\n"
             "Content-Length: 1000\r\n\r\n")  # fmt: skip
     with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
         client.sendall(head.encode() + sent)

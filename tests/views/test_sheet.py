@@ -14,7 +14,7 @@ from matches import rules, services
 from matches.models import Match, Player, Table
 from matches.views import kept
 from tests.factories import MatchFactory
-from tests.html import errors_of, one, parsed, said, value, words
+from tests.html import csrf_token, errors_of, one, parsed, said, value, words
 from tests.views.conftest import deal_data, scores
 
 pytestmark = pytest.mark.django_db
@@ -434,6 +434,25 @@ def test_a_kept_sheet_is_answered_as_the_page_drawn_whole_with_this_phones_own_p
         assert one(own, "form#actions").select("[name=csrfmiddlewaretoken]")
         assert one(own, "input[name=key]")["form"] == "deal-form"
     assert value(owns[0], "key") != value(owns[1], "key")
+
+
+def test_a_phone_keeps_its_csrf_secret_in_its_session_and_a_sheet_load_sets_no_cookie(
+    table, match, sheet_url, deal_url
+):
+    """Each page's token is masked from the secret in the phone's session (no cookie of its
+    own, set again on every answer): a token an earlier page drew saves a deal, and a form
+    sent without one is refused."""
+    phone = Client(enforce_csrf_checks=True)
+    join = reverse("join", args=[table.scorer_token])
+    phone.post(join, {"label": "Carla's phone", "csrfmiddlewaretoken": csrf_token(phone.get(join))})
+    loads = [phone.get(sheet_url, **EN) for _ in range(2)]
+    assert [dict(load.cookies) for load in loads] == [{}, {}]
+    assert set(phone.cookies) == {"sessionid"}
+    data = {**deal_data(number=1), "csrfmiddlewaretoken": csrf_token(loads[0])}
+    assert phone.post(deal_url, data, **EN).status_code == 302
+    assert match.deals.count() == 1
+    assert phone.post(deal_url, deal_data(number=2), **EN).status_code == 403
+    assert match.deals.count() == 1
 
 
 # --- Ending, stopping, reopening, rematch -------------------------------------------------

@@ -11,7 +11,7 @@ from django.utils import dateformat, timezone
 
 from matches import rules, services
 from matches.models import Deal, Table
-from tests.html import errors_of, one, parsed
+from tests.html import csrf_token, errors_of, one, parsed
 
 pytestmark = pytest.mark.django_db
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -150,8 +150,7 @@ def test_an_import_still_needs_its_csrf_token(match, worked):
     upload = SimpleUploadedFile("table.json", exported, content_type="application/json")
     assert phone.post(reverse("import_table"), {"file": upload}, **EN).status_code == 403
     assert Table.objects.count() == 1
-    phone.get("/")  # the home page sets the CSRF cookie its import form sends back
-    token = phone.cookies["csrftoken"].value
+    token = csrf_token(phone.get("/"))  # the home page's import form sends it back
     upload.seek(0)
     response = phone.post(
         reverse("import_table"), {"file": upload, "csrfmiddlewaretoken": token}, **EN
@@ -213,7 +212,6 @@ def test_forged_imports_from_another_site_do_not_use_up_the_new_tables(settings)
     for _ in range(3):  # another site posts on this phone's behalf, without its token
         upload = SimpleUploadedFile("x.json", b"{}")
         assert phone.post(reverse("import_table"), {"file": upload}, **EN).status_code == 403
-    phone.get("/")
-    token = phone.cookies["csrftoken"].value
+    token = csrf_token(phone.get("/"))
     response = phone.post(reverse("create_table"), {"name": "Bar", "csrfmiddlewaretoken": token})
     assert response.status_code == 302
