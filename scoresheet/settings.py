@@ -246,8 +246,9 @@ ADMIN_LOGINS_WINDOW = 900  # seconds
 # connection's own peer is the client). See matches.limits.client_address.
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 
-# A poll may be answered from a match's state read this long ago by the same process
-# (matches.views.kept.polled_state): another phone's change shows at most that much later.
+# A poll, or a sheet opened by a phone with no copy of it, may be answered from a match's
+# state read this long ago by the same process (matches.views.kept.polled_state): another
+# phone's change shows at most that much later.
 POLL_STALE_SECONDS = 1.0
 # Each answer says in a Server-Timing header the app's CPU time for it (scoresheet.logs):
 # `make bench` turns it on to tell the cost of each kind of request in a mix of them.

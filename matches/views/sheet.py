@@ -271,18 +271,22 @@ def sheet_and_state(token: str, match_id: int, state: selectors.State | None = N
 @table_page
 @require_safe
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    """The sheet. Polled every few seconds by each phone: unchanged, it answers 304, as this
-    process saw the match a moment ago (kept.polled_state). Otherwise the sheet is drawn as
-    it stands now, never older than what the phone holds (its own save was answered with a
-    newer one)."""
+    """The sheet, opened or polled every few seconds by each phone. Both start from the
+    match's state as this process read it at most POLL_STALE_SECONDS ago (kept.polled_state),
+    with no query: almost every poll is answered 304 from it, and a phone that holds no copy
+    of the sheet is drawn the sheet as it stood then. Whatever could show a phone something
+    older than it holds reads the state afresh: a copy the state does not answer 304, and
+    what `_afresh` names."""
     polled = "poll" in request.GET
     query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
-    state = (kept.polled_state if polled else selectors.match_state)(token, match_id)
-    if polled and state is not None and "If-None-Match" in request.headers:
+    state = kept.polled_state(token, match_id)
+    if state is not None and _afresh(request, state):
+        state = selectors.match_state(token, match_id)
+    elif state is not None and "If-None-Match" in request.headers:
         seen = _etag(request, match_id, state, query)
         if (unchanged := get_conditional_response(request, etag=seen)) is not None:
             return unchanged
-        state = selectors.match_state(token, match_id)  # the phone's sheet may be newer
+        state = selectors.match_state(token, match_id)  # the phone's copy may be newer
     if state is None:
         raise Http404
     etag = _etag(request, match_id, state, query)
@@ -292,6 +296,20 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     response = answer(request, sheet, state, notice=_said(request, sheet))
     response["ETag"] = etag
     return response
+
+
+def _afresh(request: HttpRequest, state: selectors.State) -> bool:
+    """The sheet must be drawn as the match stands, not as this process read it a moment ago:
+    on a reload (the browser asks to revalidate), at an address saying this phone has just
+    changed the match (?saved=4, ?ended=1), and for a phone that joined through another scorer
+    link than the one read (a newer one, or its own since replaced)."""
+    revalidate = request.headers.get("Cache-Control", "")
+    return (
+        "no-cache" in revalidate
+        or "max-age=0" in revalidate
+        or any(what in request.GET for what in SAID)
+        or was_scorer(request, state.table_id, state.scorer_token)
+    )
 
 
 def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: str) -> str:

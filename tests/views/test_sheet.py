@@ -240,9 +240,12 @@ def test_a_new_deal_changes_the_etag_and_the_poll_shows_it(scorer, sheet_url, de
     assert response.status_code == 200 and parsed(response).select("#deal-2")
 
 
-def test_a_poll_may_be_told_unchanged_for_a_second_but_an_opened_sheet_never(
+def test_a_sheet_may_be_a_second_behind_another_phone_but_never_behind_this_ones_copy(
     scorer, sheet_url, deal_url, worked, settings, monkeypatch
 ):
+    """Opened or polled, the sheet is drawn from the match as this process read it at most a
+    second ago; but a reload, a copy the phone holds that is newer, and the phone's own
+    change are drawn from the match as it stands."""
     settings.POLL_STALE_SECONDS = 1
     clock = [1000.0]
     monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
@@ -253,10 +256,31 @@ def test_a_poll_may_be_told_unchanged_for_a_second_but_an_opened_sheet_never(
     other.post(deal_url, deal_data(number=2), **HX)  # another phone saves deal 2
     clock[0] += 0.9
     assert scorer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
-    assert parsed(scorer.get(sheet_url, **EN)).select("#deal-2")  # the page reads afresh
-    clock[0] += 0.1
-    answer = scorer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
-    assert answer.status_code == 200 and parsed(answer).select("#deal-2")
+    assert not parsed(Client().get(sheet_url, **EN)).select("#deal-2")  # a phone's first look
+    reloaded = scorer.get(sheet_url, HTTP_CACHE_CONTROL="max-age=0", **EN)
+    assert parsed(reloaded).select("#deal-2")
+    # Opened again, the phone's copy is newer than what this process read: not drawn over.
+    again = scorer.get(sheet_url, HTTP_IF_NONE_MATCH=reloaded["ETag"], **EN)
+    assert again.status_code == 304
+    # The sheet this phone's own change leads to shows it (deal 2 decided the match).
+    ended = parsed(scorer.post(sheet_url + "end", follow=True, **EN))
+    assert words(one(ended, ".result .big")) == "Alice & Carla won the match (reached the line)."
+    clock[0] += 0.1  # a second on, every phone is shown the match as it stands
+    answer = parsed(Client().get(sheet_url, **EN))
+    assert answer.select("#deal-2") and answer.select(".result")
+
+
+def test_a_phone_that_joins_through_a_new_scorer_link_scores_at_once(
+    client, match, sheet_url, settings, monkeypatch
+):
+    """The state read a moment ago names the link replaced: this phone's newer one is read."""
+    settings.POLL_STALE_SECONDS = 1
+    monkeypatch.setattr(kept.time, "monotonic", lambda: 1000.0)
+    assert not parsed(client.get(sheet_url, **EN)).select("#deal-form")  # watched, as a viewer
+    services.rotate_link(table=match.table, which="scorer")
+    client.post(reverse("join", args=[Table.objects.get().scorer_token]))
+    page = parsed(client.get(sheet_url, **EN))
+    assert page.select("#deal-form") and "link" not in words(one(page, "#notices")).lower()
 
 
 def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
