@@ -31,10 +31,10 @@ class KeepNode(template.Node):
         key = self.key.resolve(context)
         if not key:  # None, or no key given at all
             return self.nodelist.render(context)
-        drawn = kept.page(key)
-        if drawn is None:
-            drawn = _INDENTATION.sub("\n", self.nodelist.render(context))
-            kept.keep_page(key, drawn)
+        if (found := kept.page(key)) is not None:
+            return found.decode()
+        drawn = _INDENTATION.sub("\n", self.nodelist.render(context))
+        kept.keep_page(key, drawn)
         return drawn
 
 

@@ -149,8 +149,9 @@ def polled_state(token: str, match_id: int) -> selectors.State | None:
 _pages = _Recent(PAGES)
 
 
-def page(key: tuple) -> str | None:
-    """A page drawn under `key`, by this process (kept as it is) or another."""
+def page(key: tuple) -> bytes | None:
+    """A page drawn under `key`, by this process (kept as it is) or another, as it is sent:
+    encoded once (encoding a 36 KB sheet on every answer cost 0.04 ms)."""
     found = _pages.get(key)
     if found is None and (found := cache.get(_page_key(key))) is not None:
         _pages.put(key, found)
@@ -158,8 +159,9 @@ def page(key: tuple) -> str | None:
 
 
 def keep_page(key: tuple, drawn: str) -> None:
-    _pages.put(key, drawn)
-    cache.set(_page_key(key), drawn, KEEP)
+    encoded = drawn.encode()
+    _pages.put(key, encoded)
+    cache.set(_page_key(key), encoded, KEEP)
 
 
 # What a page's own part reads of the page's context: its own template, if it has one
@@ -176,7 +178,7 @@ def drawn(request: HttpRequest, template: str, context: dict, status: int = 200)
     body = page(key) if key else None
     if body is None:
         return render(request, template, context, status=status)
-    return HttpResponse(body + own(request, context), status=status)
+    return HttpResponse(body + own(request, context).encode(), status=status)
 
 
 def own(request: HttpRequest | None, page: Mapping | Context) -> str:
