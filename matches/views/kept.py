@@ -165,8 +165,9 @@ def keep_page(key: tuple, drawn: str) -> None:
 
 
 # What a page's own part reads of the page's context: its own template, if it has one
-# (the sheet's _phone.html), and what that shows.
-OWN = ("own_template", "key", "can_score")
+# (the sheet's _phone.html), and what that shows (each named, even as None: a name missing
+# from a template's context costs it an exception caught).
+OWN = ("own_template", "key", "can_score", "oob")
 
 
 def drawn(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:

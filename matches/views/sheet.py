@@ -75,7 +75,7 @@ class Notice:
     error: str = ""
 
     def __bool__(self) -> bool:  # anything to say
-        return self != Notice()
+        return self != SAID_NOTHING
 
     def offers_undo(self, sheet: selectors.Sheet) -> bool:
         """Undo, of the deal saved, while it is the last and the sheet stands as the save left
@@ -83,6 +83,8 @@ class Notice:
         return (sheet.in_progress and self.saved == sheet.last_number
                 and self.saved_at in (None, sheet.revision))  # fmt: skip
 
+
+SAID_NOTHING = Notice()
 
 # What an address may say was just done, read back as a Notice (?deleted=4, ?ended=1).
 SAID = ("saved", "at", "restored", "deleted", "edited", "gone", "deleted_since", "reopened",
@@ -93,7 +95,7 @@ def _said(request: HttpRequest, sheet: selectors.Sheet) -> Notice:
     """The notice an address names (plain numbers only, see plain_number). An end
     or a stop is plain to see on the sheet; a deal restored is said as saved, with Undo."""
     if not request.GET:
-        return Notice()
+        return SAID_NOTHING
     said = {what: number for what in SAID
             if (number := plain_number(request.GET.get(what))) is not None}  # fmt: skip
     notice = Notice(
@@ -181,7 +183,7 @@ def _context(
     state: selectors.State,
     *,
     parts: tuple[str, ...] = PARTS,
-    notice: Notice = Notice(),
+    notice: Notice = SAID_NOTHING,
     form: DealForm | None = None,
     count: CountForm | None = None,
     settings_form: SettingsForm | None = None,
