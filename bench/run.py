@@ -46,7 +46,7 @@ WORKERS, THREADS = min(2 * len(os.sched_getaffinity(0)), 8), 2
 # in ROUNDS rounds of the floor view then the view; the round with the median ratio is kept.
 WRK_THREADS, WRK_SECONDS, FLOOR_SECONDS, WARM_SECONDS, ROUNDS = 2, 4, 3, 1, 3
 WRK_CONNECTIONS = WORKERS * THREADS
-SAVE_POOL = 7500  # matches of 17 deals; each measured save takes one of them
+SAVE_POOL = 15000  # matches of 17 deals; each measured save takes one of them
 # Phones (bench/phones.py): each mix at growing sizes, its budget's size for PHONE_SECONDS, the
 # others for KNEE_SECONDS, going on past the budget's size until p99 reaches KNEE_MS.
 PHONES_PER_TABLE, PHONE_SECONDS, KNEE_SECONDS, KNEE_MS = 4, 60, 20, 50
