@@ -7,8 +7,9 @@ Three things are kept in Django's cache, which the server's processes share: the
 `page_key` makes) and the sheet's parts HTMX swaps ({% cache %}). None holds what is one
 phone's own (its CSRF token, a deal's idempotency key): that is drawn afresh on every answer,
 after what is kept (`own`, own.html). A page kept is answered as that part and this one
-(`drawn`), without the template that drew it. And a poll may be told a match is unchanged
-from what this process read a moment ago (`polled_state`: all the matches polled, in one query).
+(`drawn`), without the template that drew it. And a poll, or a sheet opened, may start from
+the match's state as this process read it a moment ago (`polled_state`: all the matches
+watched, in one query).
 """
 
 import math
@@ -91,11 +92,11 @@ def sheet(token: str, match_id: int, revision: int | None = None) -> selectors.S
 
 
 class _Watch:
-    """The state of each match this process's phones poll, all read in one query at most
-    once every POLL_STALE_SECONDS: every phone polls every few seconds, and a query for each
-    poll would cost more than the rest of it. A match not watched yet, or asked for through
-    another view link (a new one), is read alone; one not polled for WATCH_IDLE seconds is no
-    longer read."""
+    """The state of each match this process's phones poll or open, all read in one query at
+    most once every POLL_STALE_SECONDS: every phone polls every few seconds, and a query for
+    each poll would cost more than the rest of it. A match not watched yet, or asked for
+    through another view link (a new one), is read alone; one not asked for in WATCH_IDLE
+    seconds is no longer read."""
 
     def __init__(self, size: int) -> None:
         self.size, self.lock = size, threading.Lock()
@@ -141,8 +142,8 @@ _watched = _Watch(5000)
 
 
 def polled_state(token: str, match_id: int) -> selectors.State | None:
-    """A match's state for a poll, as this process read it at most POLL_STALE_SECONDS ago:
-    another phone's change is seen that much later."""
+    """A match's state for a poll or a sheet opened, as this process read it at most
+    POLL_STALE_SECONDS ago: another phone's change is seen that much later."""
     return _watched.state(token, match_id)
 
 

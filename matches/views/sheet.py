@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import CSRF_SESSION_KEY
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
@@ -302,10 +303,11 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
 
 def _afresh(request: HttpRequest, state: selectors.State) -> bool:
     """The sheet must be drawn as the match stands, not as this process read it a moment ago:
-    on a reload (the browser asks to revalidate), at an address saying this phone has just
-    changed the match (?saved=4, ?ended=1), and for a phone that joined through another scorer
-    link than the one read (a newer one, or its own since replaced)."""
-    revalidate = request.headers.get("Cache-Control", "")
+    on a reload of the page (the browser asks to revalidate; not for a poll, to which the
+    browser adds that header because its script sets If-None-Match), at an address saying
+    this phone has just changed the match (?saved=4, ?ended=1), and for a phone that joined
+    through another scorer link than the one read (a newer one, or its own since replaced)."""
+    revalidate = request.headers.get("Cache-Control", "") if "poll" not in request.GET else ""
     return (
         "no-cache" in revalidate
         or "max-age=0" in revalidate
@@ -315,7 +317,11 @@ def _afresh(request: HttpRequest, state: selectors.State) -> bool:
 
 
 def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: str) -> str:
+    """A whole page holds this phone's CSRF tokens: one drawn for another secret (a session
+    that had none yet, a secret key changed) is another page, never answered 304."""
     scorer = joined_with(request, state.table_id, state.scorer_token)
+    if not request.htmx:
+        query = f"{query}|{request.session.get(CSRF_SESSION_KEY, '')}"
     return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
 
 

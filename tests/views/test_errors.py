@@ -115,7 +115,7 @@ def test_the_500_page_speaks_italian_first_and_english_too(match):
     assert '<div lang="en">' in html
 
 
-def test_a_form_without_its_csrf_cookie_is_refused_in_words(settings):
+def test_a_form_sent_without_a_pages_token_is_refused_in_words(settings):
     phone = Client(enforce_csrf_checks=True)
     response = phone.post(reverse("create_table"), {"name": "Bar"}, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 403

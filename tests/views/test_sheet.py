@@ -479,6 +479,26 @@ def test_a_phone_keeps_its_csrf_secret_in_its_session_and_a_sheet_load_sets_no_c
     assert match.deals.count() == 1
 
 
+def test_a_copy_drawn_for_another_csrf_secret_is_drawn_again_not_answered_304(
+    table, sheet_url, deal_url, worked
+):
+    """A copy of the page holds the tokens of the session it was drawn for: revalidated by
+    a session with another secret (a new one, or once the secret key changed) it is drawn
+    again, with tokens that session's forms can send."""
+    join = reverse("join", args=[table.scorer_token])
+    first, second = Client(), Client(enforce_csrf_checks=True)
+    for phone in (first, second):  # each session's secret is made as the join page draws it
+        phone.post(
+            join, {"label": "Carla's phone", "csrfmiddlewaretoken": csrf_token(phone.get(join))}
+        )
+    page = first.get(sheet_url, **EN)
+    assert first.get(sheet_url, HTTP_IF_NONE_MATCH=page["ETag"], **EN).status_code == 304
+    again = second.get(sheet_url, HTTP_IF_NONE_MATCH=page["ETag"], **EN)
+    assert again.status_code == 200
+    data = {**deal_data(number=2), "csrfmiddlewaretoken": csrf_token(again)}
+    assert second.post(deal_url, data, **EN).status_code == 302
+
+
 # --- Ending, stopping, reopening, rematch -------------------------------------------------
 
 
