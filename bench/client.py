@@ -16,7 +16,7 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
 HOST = "127.0.0.1"
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')  # a page's, as app.js reads it
 
 
 @dataclass(frozen=True)

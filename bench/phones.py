@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
+from client import TOKEN  # a page's CSRF token, as app.js reads it
+
 HOST = "127.0.0.1"
 RETRY = 0.1
 TIMEOUT = 30.0  # seconds a request may take: then it counts as an error
@@ -43,7 +45,6 @@ SETTLE = 10.0
 NUMBER = re.compile(r'id="deal-number" value="(\d+)"')
 SHOWN = re.compile(r'name="shown" value="(\d+)"')
 ETAG = re.compile(r'data-etag="([^"]+)"')  # the page's, for its first poll (sheet.js)
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')  # the page's, as app.js reads it
 APP_CPU = re.compile(r"\bapp;dur=([0-9.]+)")  # Server-Timing (settings.SERVER_TIMING)
 REMATCH = re.compile(r'id="open-rematch" href="[^"]*/m/(\d+)/"')
 SAVED = 'id="saved"'

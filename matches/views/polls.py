@@ -36,11 +36,13 @@ HEADERS = [
 
 
 def etag(match_id: int, state: selectors.State, scorer: bool, language: str, htmx: bool,
-         query: str = POLLED) -> str:  # fmt: skip
+         query: str = POLLED, secret: str = "") -> str:  # fmt: skip
     """Changes with the match's revision and whatever else changes the answer: the role (a
-    new scorer link changes every scorer's), the language, HTMX and the page's query (for a
-    poll, what `polled` keeps of it)."""
-    parts = [match_id, state.revision, state.scorer_token if scorer else "", language, htmx, query]
+    new scorer link changes every scorer's), the language, HTMX, the page's query (for a
+    poll, what `polled` keeps of it) and, for a whole page, the session's CSRF secret its
+    tokens are masked from."""
+    parts = [match_id, state.revision, state.scorer_token if scorer else "", language, htmx, query,
+             secret]  # fmt: skip
     return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
 
 

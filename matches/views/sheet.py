@@ -320,9 +320,8 @@ def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: st
     """A whole page holds this phone's CSRF tokens: one drawn for another secret (a session
     that had none yet, a secret key changed) is another page, never answered 304."""
     scorer = joined_with(request, state.table_id, state.scorer_token)
-    if not request.htmx:
-        query = f"{query}|{request.session.get(CSRF_SESSION_KEY, '')}"
-    return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query)
+    secret = "" if request.htmx else request.session.get(CSRF_SESSION_KEY, "")
+    return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query, secret)
 
 
 def after_change(
