@@ -83,12 +83,7 @@ def insert(row: models.Model) -> None:
     gives (`get_db_prep_save`) and no signal sent (the app has no receiver); its id is set."""
     if row.pk is not None:
         raise ValueError(f"{row!r} has an id: insert writes new rows only")
-    meta, quote = row._meta, connection.ops.quote_name
-    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
-    statement = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
-        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
-    )
+    statement, fields = _insert_statement(type(row), connection.vendor)
     values = [_prepared(field, field.pre_save(row, True)) for field in fields]
     with connection.cursor() as cursor:
         cursor.execute(statement, values)
@@ -101,19 +96,42 @@ def update(model: type[models.Model], where: dict, values: dict) -> int:
     to values other than None: the number of rows changed."""
     if not where or None in where.values():
         raise ValueError("update matches rows by equalities to values other than None")
-    meta, quote = model._meta, connection.ops.quote_name
-    sets, matched = [_field(meta, name) for name in values], [_field(meta, name) for name in where]
-    statement = (
-        f"UPDATE {quote(meta.db_table)}"
-        f" SET {', '.join(f'{quote(field.column)} = %s' for field in sets)}"
-        f" WHERE {' AND '.join(f'{quote(field.column)} = %s' for field in matched)}"
-    )
+    statement, sets, matched = _update_statement(model, tuple(values), tuple(where),
+                                                 connection.vendor)  # fmt: skip
     params = [_prepared(field, value) for field, value in zip(sets, values.values(), strict=True)]
     for field, value in zip(matched, where.values(), strict=True):
         params.append(field.get_db_prep_value(value, connection))
     with connection.cursor() as cursor:
         cursor.execute(statement, params)
         return cursor.rowcount
+
+
+# Each statement is built once per model and names (and database, which quotes them).
+
+
+@functools.cache
+def _insert_statement(model: type[models.Model], vendor: str) -> tuple[str, list[models.Field]]:
+    meta, quote = model._meta, connection.ops.quote_name
+    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
+    statement = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
+    )
+    return statement, fields
+
+
+@functools.cache
+def _update_statement(
+    model: type[models.Model], names: tuple[str, ...], where: tuple[str, ...], vendor: str
+) -> tuple[str, list[models.Field], list[models.Field]]:
+    meta, quote = model._meta, connection.ops.quote_name
+    sets, matched = [_field(meta, name) for name in names], [_field(meta, name) for name in where]
+    statement = (
+        f"UPDATE {quote(meta.db_table)}"
+        f" SET {', '.join(f'{quote(field.column)} = %s' for field in sets)}"
+        f" WHERE {' AND '.join(f'{quote(field.column)} = %s' for field in matched)}"
+    )
+    return statement, sets, matched
 
 
 def _field(meta, name: str) -> models.Field:

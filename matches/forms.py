@@ -138,7 +138,7 @@ class NumberField(forms.CharField):
         text = super().clean(value)
         if not text and not self.required:
             return None
-        return read_number(text, label=str(self.label), **self.reading)
+        return read_number(text, label=self.label, **self.reading)  # translated if refused
 
 
 # --- Names -------------------------------------------------------------------------------

@@ -440,7 +440,7 @@ def _seat(
 
 def record_deal(
     *,
-    match: Match,
+    match_id: int,
     number: int,
     entry: rules.DealEntry,
     idempotency_key: str = "",
@@ -454,7 +454,6 @@ def record_deal(
     Another phone's deal already at `number` raises DealConflict; nothing is written.
     `action` is what the log calls it (a deal put back is logged as restored). The rules'
     messages name the sides: `side_names` as the caller showed them, else as stored.
-    Only `match`'s id is read.
 
     The match is read and the deal checked and scored before this writer's turn, which
     then holds the three writes alone (every save on a SQLite file waits for that turn):
@@ -466,7 +465,7 @@ def record_deal(
     # Until the deal is written on the match as read: each try that fails does so because
     # another change to this match was written first (the phones at one table take turns).
     while True:
-        played = Match.objects.played(match.pk, idempotency_key if recorded else "")
+        played = Match.objects.played(match_id, idempotency_key if recorded else "")
         if played is None:
             raise Match.DoesNotExist
         match, keyed = played.match, played.deals
@@ -528,7 +527,7 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     entry = entry_from_document(deleted.old)
     # Under the key it was saved with: a late retry of that save finds it saved.
     key, action = deleted.idempotency_key, Action.DEAL_RESTORED
-    return record_deal(match=match, number=number, entry=entry, idempotency_key=key, by=by,
+    return record_deal(match_id=match.pk, number=number, entry=entry, idempotency_key=key, by=by,
                        action=action)  # fmt: skip
 
 

@@ -41,8 +41,10 @@ match = "t/<token:token>/m/<id:match_id>/"
 LANGUAGES = "|".join(code for code, _name in settings.LANGUAGES)
 
 urlpatterns = [
-    # First: every phone at a table polls the sheet every few seconds.
+    # First, as each request tries the patterns in order: every phone at a table polls the
+    # sheet every few seconds, and saves a deal every minute or two.
     path(match, sheet.match, name="match"),
+    path(match + "deals", deals.record_deal, name="record_deal"),
     path("", tables.home, name="home"),
     path("healthz", site.healthz, name="healthz"),
     path("offline", site.offline, name="offline"),
@@ -77,7 +79,6 @@ urlpatterns = [
         transfer.export_table,
         name="export_table",
     ),
-    path(match + "deals", deals.record_deal, name="record_deal"),
     path(match + "deals/<id:number>/edit", deals.edit_deal, name="edit_deal"),
     path(match + "deals/<id:number>/delete", deals.delete_deal, name="delete_deal"),
     path(match + "deals/<id:number>/restore", deals.restore_deal, name="restore_deal"),

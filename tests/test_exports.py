@@ -22,7 +22,7 @@ def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
 def record(match: Match, *entries: rules.DealEntry, by: str = "") -> None:
     first = match.deals.count() + 1
     for number, deal in enumerate(entries, start=first):
-        services.record_deal(match=match, number=number, entry=deal, by=by)
+        services.record_deal(match_id=match.pk, number=number, entry=deal, by=by)
 
 
 @pytest.fixture(autouse=True)

@@ -730,7 +730,7 @@ def test_a_real_export_with_thousands_of_objects_is_read_in_full():
         )
         for number in range(1, 6):
             entry = rules.DealEntry(card_points=(6, 5), declared_points=(0, 3))
-            services.record_deal(match=match, number=number, entry=entry, by="Anna's phone")
+            services.record_deal(match_id=match.pk, number=number, entry=entry, by="Anna's phone")
     raw = "".join(exports.table_json_chunks(table)).encode()
     assert raw.count(b"{") + raw.count(b"[") > 1000  # the density check applies
     assert len(parse_document(raw)["matches"]) == 40

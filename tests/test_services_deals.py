@@ -20,7 +20,7 @@ def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
 
 def test_it_records_the_worked_deal_with_its_points_and_logs_it():
     match = MatchFactory()
-    recorded = services.record_deal(match=match, number=1, entry=WORKED, by="Carla's phone")
+    recorded = services.record_deal(match_id=match.pk, number=1, entry=WORKED, by="Carla's phone")
     assert recorded.created
     assert recorded.deal.points == (11, 3)
     change = Change.objects.get(match=match)
@@ -31,8 +31,8 @@ def test_it_records_the_worked_deal_with_its_points_and_logs_it():
 
 def test_the_same_idempotency_key_returns_the_deal_already_made():
     match = MatchFactory()
-    first = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
-    again = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    first = services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap-1")
+    again = services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap-1")
     assert not again.created
     assert again.deal.pk == first.deal.pk
     assert Deal.objects.filter(match=match).count() == 1
@@ -42,9 +42,9 @@ def test_a_save_reads_the_match_its_deals_and_a_deletion_under_its_key_in_one_st
     django_assert_num_queries,
 ):
     match = MatchFactory(line=31, claims_allowed=True, declarations_allowed=False)
-    services.record_deal(match=match, number=1, entry=entry(6, 5), idempotency_key="a")
-    services.record_deal(match=match, number=2, entry=entry(4, 7), idempotency_key="b")
-    services.record_deal(match=match, number=3, entry=entry(5, 6))  # no key
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5), idempotency_key="a")
+    services.record_deal(match_id=match.pk, number=2, entry=entry(4, 7), idempotency_key="b")
+    services.record_deal(match_id=match.pk, number=3, entry=entry(5, 6))  # no key
     services.delete_last_deal(match=match, number=3)
     services.delete_last_deal(match=match, number=2)
     with django_assert_num_queries(1):
@@ -60,9 +60,9 @@ def test_a_save_reads_the_match_its_deals_and_a_deletion_under_its_key_in_one_st
 
 def test_a_save_reads_once_and_writes_the_revision_the_deal_and_its_log_entry():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     with CaptureQueriesContext(connection) as done:
-        services.record_deal(match=Match(pk=match.pk), number=2, entry=entry(5, 6),
+        services.record_deal(match_id=match.pk, number=2, entry=entry(5, 6),
                              idempotency_key="k", side_names=("A", "B"))  # fmt: skip
     statements = [query["sql"] for query in done.captured_queries
                   if not query["sql"].startswith(("SAVEPOINT", "RELEASE"))]  # fmt: skip
@@ -75,7 +75,7 @@ def test_a_save_reads_once_and_writes_the_revision_the_deal_and_its_log_entry():
 def test_a_change_to_a_match_read_without_its_lock_is_not_written_as_if_locked():
     match = MatchFactory()
     stale = Match.objects.get(pk=match.pk)
-    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     with pytest.raises(RuntimeError):
         services._changed(stale, status=Status.ABANDONED)
     assert Match.objects.get(pk=match.pk).status == Status.IN_PROGRESS
@@ -83,13 +83,13 @@ def test_a_change_to_a_match_read_without_its_lock_is_not_written_as_if_locked()
 
 def test_a_save_sent_again_after_its_deal_was_deleted_is_not_saved_again_until_restored():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap-1")
     services.delete_last_deal(match=match, number=1)
     with pytest.raises(services.DeletedSince) as deleted:
-        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+        services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap-1")
     assert deleted.value.number == 1 and not Deal.objects.filter(match=match).exists()
     restored = services.restore_deal(match=match, number=1)
-    again = services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap-1")
+    again = services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap-1")
     assert not again.created and again.deal.pk == restored.deal.pk  # found saved, under its key
 
 
@@ -113,7 +113,7 @@ def test_a_deal_is_written_on_the_match_as_it_stands_when_it_changed_since_it_wa
     match = MatchFactory()
     settings = rules.MatchSettings(11, match.tie_rule, match.claims_allowed, True)
     meanwhile(monkeypatch, lambda: services.change_settings(match=match, settings=settings))
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     match.refresh_from_db()
     assert (match.line, match.total_0, match.decided_for) == (11, 11, 0)  # decided at 11
     actions = Change.objects.filter(match=match).order_by("id").values_list("action", flat=True)
@@ -123,9 +123,9 @@ def test_a_deal_is_written_on_the_match_as_it_stands_when_it_changed_since_it_wa
 def test_another_phones_deal_saved_between_the_read_and_the_write_is_a_conflict(monkeypatch):
     match = MatchFactory()
     theirs = entry(6, 5)
-    meanwhile(monkeypatch, lambda: services.record_deal(match=match, number=1, entry=theirs))
+    meanwhile(monkeypatch, lambda: services.record_deal(match_id=match.pk, number=1, entry=theirs))
     with pytest.raises(services.DealConflict):
-        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="mine")
+        services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="mine")
     assert [deal.entry for deal in Deal.objects.filter(match=match)] == [theirs]
 
 
@@ -133,7 +133,7 @@ def test_a_save_sent_again_whose_deal_is_deleted_as_it_is_read_is_told_so(monkey
     """Its deal found by its key, then deleted on another phone before it is read whole: the
     match is read again, and the save is told its deal was deleted since."""
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap")
     played = Match.objects.played
 
     def then_deleted(*args):
@@ -144,15 +144,17 @@ def test_a_save_sent_again_whose_deal_is_deleted_as_it_is_read_is_told_so(monkey
 
     monkeypatch.setattr(Match.objects, "played", then_deleted)
     with pytest.raises(services.DeletedSince):
-        services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="tap")
+        services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="tap")
     assert not Deal.objects.filter(match=match).exists()
 
 
 def test_another_phone_saving_the_same_deal_number_is_a_conflict():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED, idempotency_key="phone-a")
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="phone-a")
     with pytest.raises(services.DealConflict) as conflict:
-        services.record_deal(match=match, number=1, entry=entry(5, 6), idempotency_key="phone-b")
+        services.record_deal(
+            match_id=match.pk, number=1, entry=entry(5, 6), idempotency_key="phone-b"
+        )
     assert conflict.value.deal.number == 1
     assert conflict.value.deal.points == (11, 3)
     assert Deal.objects.filter(match=match).count() == 1
@@ -161,7 +163,7 @@ def test_another_phone_saving_the_same_deal_number_is_a_conflict():
 def test_a_rule_broken_stores_nothing():
     match = MatchFactory()
     with pytest.raises(rules.DealInvalid):
-        services.record_deal(match=match, number=1, entry=entry(8, 4))
+        services.record_deal(match_id=match.pk, number=1, entry=entry(8, 4))
     assert not Deal.objects.exists()
     assert not Change.objects.exists()
 
@@ -169,16 +171,16 @@ def test_a_rule_broken_stores_nothing():
 def test_a_deal_number_from_the_future_is_refused():
     match = MatchFactory()
     with pytest.raises(services.StaleChange):
-        services.record_deal(match=match, number=3, entry=WORKED)
+        services.record_deal(match_id=match.pk, number=3, entry=WORKED)
 
 
 def test_a_match_holds_so_many_deals_and_then_says_so(monkeypatch):
     monkeypatch.setattr(services, "MATCH_DEALS_MAX", 2)
     match = MatchFactory()
     for number in (1, 2):
-        services.record_deal(match=match, number=number, entry=entry(5, 6))
+        services.record_deal(match_id=match.pk, number=number, entry=entry(5, 6))
     with pytest.raises(services.ServiceError, match="at most 2 deals: stop this one"):
-        services.record_deal(match=match, number=3, entry=entry(5, 6))
+        services.record_deal(match_id=match.pk, number=3, entry=entry(5, 6))
     assert match.deals.count() == 2
 
 
@@ -198,14 +200,14 @@ def test_a_table_holds_so_many_players_and_then_says_so(monkeypatch):
 def test_every_change_bumps_the_revision():
     match = MatchFactory()
     before = match.revision
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     match.refresh_from_db()
     assert match.revision == before + 1
 
 
 def test_an_edit_rescores_and_logs_old_and_new_values():
     match = MatchFactory()
-    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    deal = services.record_deal(match_id=match.pk, number=1, entry=WORKED).deal
     edited = services.edit_deal(deal=deal, version=1, entry=entry(6, 5, 4, 0), by="Dino")
     assert edited.points == (10, 5)
     assert edited.version == 2
@@ -216,7 +218,7 @@ def test_an_edit_rescores_and_logs_old_and_new_values():
 
 def test_a_stale_edit_is_refused():
     match = MatchFactory()
-    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    deal = services.record_deal(match_id=match.pk, number=1, entry=WORKED).deal
     services.edit_deal(deal=deal, version=1, entry=entry(6, 5))
     with pytest.raises(services.StaleChange, match="changed on another phone"):
         services.edit_deal(deal=deal, version=1, entry=entry(7, 4))
@@ -226,8 +228,8 @@ def test_a_stale_edit_is_refused():
 
 def test_editing_an_earlier_deal_rescores_a_sweep_after_it():
     match = MatchFactory()
-    first = services.record_deal(match=match, number=1, entry=entry(6, 5)).deal
-    services.record_deal(match=match, number=2, entry=entry(11, 0, kind="cappotto", side=0))
+    first = services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5)).deal
+    services.record_deal(match_id=match.pk, number=2, entry=entry(11, 0, kind="cappotto", side=0))
     services.edit_deal(deal=first, version=1, entry=entry(9, 2))
     sweep = Deal.objects.get(match=match, number=2)
     assert sweep.points == (21 - 9, 0)
@@ -235,8 +237,8 @@ def test_editing_an_earlier_deal_rescores_a_sweep_after_it():
 
 def test_an_edit_that_would_decide_the_match_before_later_deals_is_refused():
     match = MatchFactory()
-    first = services.record_deal(match=match, number=1, entry=entry(6, 5)).deal
-    services.record_deal(match=match, number=2, entry=entry(6, 5))
+    first = services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5)).deal
+    services.record_deal(match_id=match.pk, number=2, entry=entry(6, 5))
     with pytest.raises(services.ServiceError, match="decided at deal 1, and deals after it"):
         services.edit_deal(deal=first, version=1, entry=entry(11, 0, kind="cappotto", side=0))
     assert Deal.objects.get(pk=first.pk).kind == "normal"
@@ -245,9 +247,9 @@ def test_an_edit_that_would_decide_the_match_before_later_deals_is_refused():
 def test_the_same_key_with_other_points_is_a_conflict_not_a_silent_success():
     """A save that got through though its answer was lost, changed and sent again."""
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=entry(6, 5), idempotency_key="k")
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5), idempotency_key="k")
     with pytest.raises(services.DealConflict) as conflict:
-        services.record_deal(match=match, number=1, entry=entry(2, 9), idempotency_key="k")
+        services.record_deal(match_id=match.pk, number=1, entry=entry(2, 9), idempotency_key="k")
     assert conflict.value.resent
     assert "already saved from this phone" in conflict.value.message
     assert Deal.objects.get().card_points == (6, 5)
@@ -255,7 +257,7 @@ def test_the_same_key_with_other_points_is_a_conflict_not_a_silent_success():
 
 def test_deleting_the_last_deal_keeps_its_values_in_the_log():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     services.delete_last_deal(match=match, number=1, by="Alice")
     assert not Deal.objects.exists()
     change = Change.objects.get(action=Action.DEAL_DELETED)
@@ -265,8 +267,8 @@ def test_deleting_the_last_deal_keeps_its_values_in_the_log():
 
 def test_deleting_a_deal_that_is_no_longer_the_last_is_refused():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
-    services.record_deal(match=match, number=2, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=2, entry=WORKED)
     with pytest.raises(services.StaleChange):
         services.delete_last_deal(match=match, number=1)
     assert Deal.objects.count() == 2
@@ -274,7 +276,7 @@ def test_deleting_a_deal_that_is_no_longer_the_last_is_refused():
 
 def test_a_match_cannot_end_before_it_is_decided():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     with pytest.raises(services.ServiceError, match="not decided"):
         services.end_match(match=match)
     match.refresh_from_db()
@@ -283,8 +285,8 @@ def test_a_match_cannot_end_before_it_is_decided():
 
 def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
-    services.record_deal(match=match, number=2, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=2, entry=WORKED)
     ended = services.end_match(match=match, by="Beppe")
     assert (ended.status, ended.winner, ended.end_reason) == ("finished", 0, "line")
     # A second phone's End match, tapped together with the first: ended, nothing changes.
@@ -292,7 +294,7 @@ def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
     assert services.end_match(match=match).revision == revision
     assert Change.objects.filter(match=match, action=Action.MATCH_ENDED).count() == 1
     with pytest.raises(services.MatchClosed):
-        services.record_deal(match=match, number=3, entry=WORKED)
+        services.record_deal(match_id=match.pk, number=3, entry=WORKED)
     reopened = services.reopen_match(match=match)
     assert (reopened.status, reopened.winner, reopened.end_reason) == ("in_progress", None, "")
     actions = list(Change.objects.filter(match=match).values_list("action", flat=True))
@@ -302,8 +304,8 @@ def test_end_match_banks_winner_and_reason_then_reopen_undoes_it():
 
 def test_a_cappotto_from_behind_ends_the_match_for_the_sweepers():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=entry(1, 10, 0, 7))
-    services.record_deal(match=match, number=2, entry=entry(11, 0, kind="cappotto", side=0))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(1, 10, 0, 7))
+    services.record_deal(match_id=match.pk, number=2, entry=entry(11, 0, kind="cappotto", side=0))
     ended = services.end_match(match=match)
     assert (ended.winner, ended.end_reason) == (0, "cappotto")
 
@@ -325,7 +327,7 @@ def test_the_rematch_is_dealt_by_the_seat_after_the_last_dealer(first, deals, ne
     `deals + 1` of this match would have been (with no deal played, the same seat)."""
     match = MatchFactory(line=101, first_dealer=first)
     for number in range(1, deals + 1):
-        services.record_deal(match=match, number=number, entry=entry(6, 5))
+        services.record_deal(match_id=match.pk, number=number, entry=entry(6, 5))
     services.stop_match(match=match)
     assert services.rematch(match=match).first_dealer == next_first
 
@@ -363,8 +365,8 @@ def test_a_rematch_seats_the_same_players_even_where_names_now_compare_alike():
 
 def test_changing_the_line_re_evaluates_the_outcome():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
-    services.record_deal(match=match, number=2, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=2, entry=WORKED)
     services.change_settings(match=match, settings=rules.MatchSettings(31, "higher_total", False))
     with pytest.raises(services.ServiceError):
         services.end_match(match=match)
@@ -374,7 +376,7 @@ def test_changing_the_line_re_evaluates_the_outcome():
 def test_a_line_that_would_leave_deals_after_the_end_is_refused():
     match = MatchFactory(line=41)
     for number in (1, 2, 3):
-        services.record_deal(match=match, number=number, entry=WORKED)
+        services.record_deal(match_id=match.pk, number=number, entry=WORKED)
     # 11, 22: at line 21 the match ends at deal 2, and deal 3 would be left after the end.
     with pytest.raises(services.ServiceError, match="decided at deal 2, and deals after it"):
         services.change_settings(match=match, settings=rules.MatchSettings(21))
@@ -384,17 +386,17 @@ def test_a_line_that_would_leave_deals_after_the_end_is_refused():
 
 def test_an_undecided_match_can_be_stopped_then_reopened_to_play_on():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     services.stop_match(match=match, by="Dino")
     match.refresh_from_db()
     assert (match.status, match.winner, match.end_reason) == ("abandoned", None, "")
     assert match.finished_at is not None
     with pytest.raises(services.MatchClosed):
-        services.record_deal(match=match, number=2, entry=entry(6, 5))
+        services.record_deal(match_id=match.pk, number=2, entry=entry(6, 5))
     services.stop_match(match=match)  # a second tap, here or on another phone: nothing
     services.reopen_match(match=match)
     services.reopen_match(match=match)  # likewise
-    services.record_deal(match=match, number=2, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=2, entry=entry(6, 5))
     actions = list(match.changes.order_by("id").values_list("action", "old", "new"))
     assert [action for action, _, _ in actions].count("match_reopened") == 1
     assert actions[-3:-1] == [
@@ -406,7 +408,7 @@ def test_an_undecided_match_can_be_stopped_then_reopened_to_play_on():
 def test_a_decided_match_is_ended_not_stopped():
     match = MatchFactory()
     for number in (1, 2):
-        services.record_deal(match=match, number=number, entry=WORKED)
+        services.record_deal(match_id=match.pk, number=number, entry=WORKED)
     with pytest.raises(services.ServiceError, match="tap End match to bank the result"):
         services.stop_match(match=match)
     match.refresh_from_db()
@@ -415,7 +417,7 @@ def test_a_decided_match_is_ended_not_stopped():
 
 def test_an_edit_saved_unchanged_changes_nothing_and_logs_nothing():
     match = MatchFactory()
-    deal = services.record_deal(match=match, number=1, entry=WORKED).deal
+    deal = services.record_deal(match_id=match.pk, number=1, entry=WORKED).deal
     match.refresh_from_db()
     revision, changes = match.revision, match.changes.count()
     services.edit_deal(deal=deal, version=deal.version, entry=WORKED)
@@ -428,14 +430,14 @@ def test_a_stopped_match_says_it_was_stopped_when_a_deal_comes_in():
     match = MatchFactory()
     services.stop_match(match=match)
     with pytest.raises(services.MatchClosed, match=r"This match was stopped\. Reopen it"):
-        services.record_deal(match=match, number=1, entry=WORKED)
+        services.record_deal(match_id=match.pk, number=1, entry=WORKED)
 
 
 def test_a_deleted_deal_is_restored_from_the_log_while_it_is_still_the_next():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     stramazzo = entry(0, 11, kind="stramazzo", side=1)
-    services.record_deal(match=match, number=2, entry=stramazzo)
+    services.record_deal(match_id=match.pk, number=2, entry=stramazzo)
     services.delete_last_deal(match=match, number=2)
     restored = services.restore_deal(match=match, number=2, by="Dino")
     assert restored.created
@@ -446,9 +448,9 @@ def test_a_deleted_deal_is_restored_from_the_log_while_it_is_still_the_next():
 
 def test_a_deal_cannot_be_restored_once_another_took_its_place():
     match = MatchFactory()
-    services.record_deal(match=match, number=1, entry=WORKED)
+    services.record_deal(match_id=match.pk, number=1, entry=WORKED)
     services.delete_last_deal(match=match, number=1)
-    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     with pytest.raises(services.ServiceError, match="Deal 1 is on the sheet already"):
         services.restore_deal(match=match, number=1)
     assert Deal.objects.get().card_points == (6, 5)
@@ -482,7 +484,7 @@ def test_restore_takes_the_latest_deletion_whatever_its_logged_time():
     Change.objects.create(
         match=match, action="deal_deleted", deal_number=1, old=old, at="2999-01-01T00:00Z"
     )
-    services.record_deal(match=match, number=1, entry=entry(9, 2))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(9, 2))
     services.delete_last_deal(match=match, number=1)
     services.restore_deal(match=match, number=1)
     assert Deal.objects.get().card_points == (9, 2)
@@ -495,13 +497,13 @@ def test_a_deleted_deal_is_not_restored_once_deals_were_entered_or_edited_since(
     """It would stand on other deals than it did: delete 3, delete 2, enter another 2."""
     match = MatchFactory(line=41)
     for number in (1, 2, 3):
-        services.record_deal(match=match, number=number, entry=entry(6, 5))
+        services.record_deal(match_id=match.pk, number=number, entry=entry(6, 5))
     services.delete_last_deal(match=match, number=3)
     services.delete_last_deal(match=match, number=2)
     services.restore_deal(match=match, number=2)  # putting back in turn is fine
     assert match.restorable_deletion().deal_number == 3
     services.delete_last_deal(match=match, number=2)
-    services.record_deal(match=match, number=2, entry=entry(9, 2))
+    services.record_deal(match_id=match.pk, number=2, entry=entry(9, 2))
     assert match.restorable_deletion() is None
     with pytest.raises(services.ServiceError, match="no longer be restored: deals were entered"):
         services.restore_deal(match=match, number=3)
@@ -516,7 +518,7 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
     from tests.factories import DealFactory
 
     match = MatchFactory(line=41)
-    services.record_deal(match=match, number=1, entry=entry(6, 5))
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     DealFactory(match=match, number=2, card_points_0=11, card_points_1=0, declared_points_0=0)
     DealFactory(match=match, number=3, card_points_0=6, card_points_1=5, declared_points_0=0)
     services.edit_deal(deal=match.deals.get(number=1), version=1, entry=entry(7, 4))
@@ -529,7 +531,7 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
     assert imported.matches.get().deals.get(number=2).card_points == (11, 0)
     # Typed now, it is refused in words, and edited into such a deal too.
     with pytest.raises(rules.DealInvalid) as caught:
-        services.record_deal(match=match, number=3, entry=entry(0, 11))
+        services.record_deal(match_id=match.pk, number=3, entry=entry(0, 11))
     assert caught.value.codes == ["card_points_sweep"]
     with pytest.raises(rules.DealInvalid):
         services.edit_deal(deal=match.deals.get(number=1), version=2, entry=entry(11, 0))
@@ -539,8 +541,8 @@ def test_a_match_keeps_which_side_its_deals_decide_it_for():
     decided, open_match, ended = MatchFactory(), MatchFactory(), MatchFactory()
     for match in (decided, ended):
         for number in (1, 2):
-            services.record_deal(match=match, number=number, entry=WORKED)
-    services.record_deal(match=open_match, number=1, entry=WORKED)
+            services.record_deal(match_id=match.pk, number=number, entry=WORKED)
+    services.record_deal(match_id=open_match.pk, number=1, entry=WORKED)
     services.end_match(match=ended)
     kept = lambda: list(  # noqa: E731
         Match.objects.order_by("pk").values_list("decided_for", flat=True)
@@ -549,5 +551,5 @@ def test_a_match_keeps_which_side_its_deals_decide_it_for():
     services.delete_last_deal(match=decided, number=2)  # undecided again
     assert kept() == [None, None, 0]
     sweep = entry(0, 11, kind=rules.DealKind.CAPPOTTO, side=1)  # from behind: side 2 wins
-    services.record_deal(match=decided, number=2, entry=sweep)
+    services.record_deal(match_id=decided.pk, number=2, entry=sweep)
     assert kept() == [1, None, 0]

@@ -52,7 +52,10 @@ def submit_all(match_pk: int) -> None:
         plan += sorted(chance.choices(plan, k=SUBMISSIONS - DEALS))
         for number in plan:
             services.record_deal(
-                match=match, number=number, entry=deal_entry(number), idempotency_key=f"d{number}"
+                match_id=match.pk,
+                number=number,
+                entry=deal_entry(number),
+                idempotency_key=f"d{number}",
             )
 
     assert on_threads(phone) == []
@@ -75,7 +78,7 @@ def test_eight_phones_saving_the_same_deal_leave_one_and_tell_the_others():
     def phone(index: int) -> None:
         try:
             services.record_deal(
-                match=Match.objects.get(pk=match.pk),
+                match_id=match.pk,
                 number=1,
                 entry=rules.DealEntry(card_points=(index + 1, 10 - index), declared_points=(0, 0)),
                 idempotency_key=f"phone-{index}",

@@ -184,14 +184,14 @@ def test_the_tables_version_changes_with_every_change_its_pages_show_and_never_c
         return match
 
     played, other = start(), start()
-    services.record_deal(match=played, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=played.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
     changed()
-    services.record_deal(match=other, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
+    services.record_deal(match_id=other.pk, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
     changed()
     services.end_match(match=Match.objects.get(pk=other.pk))
     changed()
     third = start()
-    services.record_deal(match=played, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=played.pk, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
     changed()
     services.stop_match(match=third)
     changed()
@@ -206,7 +206,7 @@ def test_a_second_tap_on_end_match_changes_nothing_not_even_the_tables_version()
     table = TableFactory()
     seats = [["Ann", "Bea"], ["Cid", "Dan"]]
     match = services.start_match(table=table, players=seats, settings=rules.MatchSettings(11))
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((8, 3), (3, 0)))  # 11-3
     services.end_match(match=Match.objects.get(pk=match.pk))
     ended = selectors.table_seen(table.viewer_token).version
     services.end_match(match=Match.objects.get(pk=match.pk))

@@ -6,8 +6,8 @@ import re
 from functools import wraps
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
 from django_htmx.http import HttpResponseClientRedirect
@@ -132,4 +132,4 @@ def posted(request: HttpRequest):
 
 def done(request: HttpRequest, url: str) -> HttpResponse:
     """Post/redirect/get; HTMX follows the redirect on the client."""
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)

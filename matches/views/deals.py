@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, EditDealForm, entry_data, rule_messages
-from matches.models import Deal, Match, entry_from_document
+from matches.models import Deal, entry_from_document
 from matches.views.access import (
     DELETED,
     by,
@@ -53,7 +53,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
             return answer(request, *sheet_and_state(token, match_id), form=form)
         data = form.cleaned_data
         # The service reads the match again: the view names it.
-        recorded = services.record_deal(match=Match(pk=match_id), number=data["number"],
+        recorded = services.record_deal(match_id=match_id, number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],
                                         by=by(request), side_names=form.side_names)  # fmt: skip
     except rules.DealInvalid as invalid:

@@ -12,9 +12,9 @@ import secrets
 from dataclasses import dataclass, replace
 from functools import partial
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import CSRF_SESSION_KEY
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
 from django.utils.functional import SimpleLazyObject
@@ -337,7 +337,7 @@ def after_change(
 
 def to_sheet(token: str, match_id: int, said: dict[str, int | str]) -> HttpResponse:
     url = reverse("match", args=[token, match_id])
-    return redirect(f"{url}?{urlencode(said)}" if said else url)
+    return HttpResponseRedirect(f"{url}?{urlencode(said)}" if said else url)
 
 
 def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice, said: dict,

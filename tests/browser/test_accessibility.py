@@ -19,10 +19,10 @@ def pages_to_check(phone):
     match = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
     for number, points in enumerate((8, 7), start=1):
         entry = rules.DealEntry(card_points=(points, 11 - points), declared_points=(3, 0))
-        services.record_deal(match=match, number=number, entry=entry, by="Carla's phone")
+        services.record_deal(match_id=match.pk, number=number, entry=entry, by="Carla's phone")
     finished = services.start_match(table=table, players=[["Alice"], ["Beppe"]])
     sweep = rules.DealEntry(card_points=(11, 0), declared_points=(0, 0), kind="cappotto", side=0)
-    services.record_deal(match=finished, number=1, entry=sweep)
+    services.record_deal(match_id=finished.pk, number=1, entry=sweep)
     services.end_match(match=finished)
     phone.goto(f"/join/{table.scorer_token}/")
     phone.locator("form:has(#id_label) button[type=submit]").click()  # as a scorer

@@ -53,7 +53,7 @@ def test_the_sheet_in_italian_and_dark_mode_at_phone_size(new_phone, screenshot)
     )
     for number, points in enumerate((6, 4, 5), start=1):
         entry = rules.DealEntry(card_points=(points, 11 - points), declared_points=(0, 0))
-        services.record_deal(match=match, number=number, entry=entry)
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
     phone = new_phone(locale="it-IT", color_scheme="dark")
     phone.goto(f"/join/{table.scorer_token}/")
     phone.get_by_role("button", name="Entra come segnapunti").click()
@@ -74,10 +74,10 @@ def test_in_italian_at_320_px_every_deals_tag_is_read_whole(new_phone, screensho
         settings=rules.MatchSettings(claims_allowed=True),
     )
     normal = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
-    services.record_deal(match=match, number=1, entry=normal)
+    services.record_deal(match_id=match.pk, number=1, entry=normal)
     # "Chiamata fuori", the longest tag: a right claim, 6 + 15 = 21.
     claim = rules.DealEntry((6, 0), (15, 0), kind=rules.DealKind.CLAIM, side=0)
-    services.record_deal(match=match, number=2, entry=claim)
+    services.record_deal(match_id=match.pk, number=2, entry=claim)
     phone = new_phone(locale="it-IT", viewport={"width": 320, "height": 640})
     phone.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
     tag = phone.locator("#deal-2 .tag")
@@ -100,7 +100,7 @@ def test_save_stays_in_sight_and_a_zoomed_page_stacks_the_sides(new_phone):
         settings=rules.MatchSettings(claims_allowed=True),
     )
     entry = rules.DealEntry(card_points=(6, 5), declared_points=(0, 0))
-    services.record_deal(match=match, number=1, entry=entry)
+    services.record_deal(match_id=match.pk, number=1, entry=entry)
     sheet = f"/t/{table.viewer_token}/m/{match.pk}/"
     # A phone of 390 x 844: the form runs below the screen, Save deal does not.
     phone = new_phone(locale="it-IT", viewport={"width": 390, "height": 844})

@@ -227,7 +227,9 @@ def test_an_open_history_lists_the_next_deal_as_soon_as_it_is_saved(new_phone):
     # Another phone's deal, brought by a poll.
     match = Match.objects.get()
     services.record_deal(
-        match=match, number=3, entry=rules.DealEntry(card_points=(5, 6), declared_points=(0, 0))
+        match_id=match.pk,
+        number=3,
+        entry=rules.DealEntry(card_points=(5, 6), declared_points=(0, 0)),
     )
     expect(history).to_contain_text("Deal 3 recorded", timeout=10_000)
 
@@ -293,7 +295,9 @@ def test_a_long_sheet_shows_its_last_deals_and_unfolds_the_first_on_a_tap(new_ph
     create_table_and_match(page, line="101")
     match = Match.objects.get()
     for number in range(1, 15):
-        services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+        services.record_deal(
+            match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
+        )
     page.reload()
     scripts_ran(page)
     page.locator("#deal-14").scroll_into_view_if_needed()
@@ -520,7 +524,7 @@ def test_a_draft_of_another_deal_is_not_put_into_this_one(new_phone):
     draft_kept(first)
     match = Match.objects.get()
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
-    services.record_deal(match=match, number=1, entry=entry)
+    services.record_deal(match_id=match.pk, number=1, entry=entry)
     first.reload()  # another phone saved deal 1: this form is now deal 2's
     expect(first.get_by_role("heading", name="Deal 2")).to_be_visible()
     first.wait_for_timeout(200)
@@ -533,7 +537,7 @@ def test_points_refused_by_a_conflict_are_said_and_never_offered_for_the_next_de
     phone.locator("#id_declared_points_0").fill("3")
     draft_kept(phone)
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(0, 0))
-    services.record_deal(match=Match.objects.get(), number=1, entry=entry)  # another phone
+    services.record_deal(match_id=Match.objects.get().pk, number=1, entry=entry)  # another phone
     phone.get_by_role("button", name="Save deal").click()
     conflict = phone.locator("#conflict")
     expect(conflict).to_contain_text("Deal 1 was just entered on another phone")
@@ -584,7 +588,7 @@ def test_an_edit_is_not_put_into_another_deal_nor_into_a_closed_match(phone):
     match = Match.objects.get()
     services.delete_last_deal(match=match, number=1)
     entry = rules.DealEntry(card_points=(2, 9), declared_points=(0, 0))
-    services.record_deal(match=match, number=1, entry=entry)
+    services.record_deal(match_id=match.pk, number=1, entry=entry)
     phone.reload()
     phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("2")
@@ -763,7 +767,9 @@ def test_after_a_change_the_polls_are_told_unchanged_again(phone):
     create_table_and_match(phone)
     statuses = []
     phone.on("response", lambda r: statuses.append(r.status) if "poll=1" in r.url else None)
-    services.record_deal(match=Match.objects.get(), number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    services.record_deal(
+        match_id=Match.objects.get().pk, number=1, entry=rules.DealEntry((8, 3), (3, 0))
+    )
     expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
     phone.wait_for_timeout(7_000)  # two more polls
     # One answer carries the change; the polls after it cost a 304, not the sheet again.
@@ -777,7 +783,9 @@ def test_another_phones_deal_is_said_in_a_live_region_that_stays(phone):
 
     create_table_and_match(phone)
     phone.evaluate("document.getElementById('announce').dataset.kept = 'yes'")
-    services.record_deal(match=Match.objects.get(), number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    services.record_deal(
+        match_id=Match.objects.get().pk, number=1, entry=rules.DealEntry((8, 3), (3, 0))
+    )
     expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
     region = phone.locator("#announce[aria-live=polite]")
     expect(region).to_have_text("Alice & Carla 11, Beppe & Dino 3.")

@@ -54,7 +54,7 @@ def worked(match):
     from matches import rules
 
     return services.record_deal(
-        match=match,
+        match_id=match.pk,
         number=1,
         entry=rules.DealEntry(card_points=(8, 3), declared_points=(3, 0)),
     ).deal
@@ -68,10 +68,10 @@ def play(
     match = services.start_match(table=table, players=players, settings=rules.MatchSettings(101))
     for number in range(1, deals + 1):
         entry = rules.DealEntry(card_points=(6, 5), declared_points=(3 * (number % 2), 0))
-        services.record_deal(match=match, number=number, entry=entry)
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
     if finish:
         sweep = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
-        services.record_deal(match=match, number=deals + 1, entry=sweep)
+        services.record_deal(match_id=match.pk, number=deals + 1, entry=sweep)
         services.end_match(match=match)
     return match
 

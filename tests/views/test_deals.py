@@ -110,7 +110,7 @@ def test_undo_is_offered_only_while_the_sheet_is_as_the_save_left_it(
     would take back the other phone's."""
     saved = scorer.post(deal_url, deal_data(key="mine"), **HX)
     services.delete_last_deal(match=match, number=1)
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
     page = parsed(scorer.get(saved["Location"], **HX))
     assert words(one(page, "#saved")) == "Deal 1 saved."
     assert not page.select("#saved button")
@@ -271,7 +271,7 @@ def test_a_double_tap_makes_one_deal_and_is_told_it_was_saved(scorer, deal_url):
 
 def test_a_save_sent_again_is_told_it_was_saved_whatever_came_after(scorer, match, deal_url):
     scorer.post(deal_url, deal_data(key="first"), **HX)  # its answer lost on the way back
-    services.record_deal(match=match, number=2, entry=rules.DealEntry((5, 6), (0, 0)))
+    services.record_deal(match_id=match.pk, number=2, entry=rules.DealEntry((5, 6), (0, 0)))
     again = parsed(scorer.post(deal_url, deal_data(key="first"), follow=True, **HX))
     assert words(one(again, "#saved")) == "Deal 1 saved."  # no Undo: deal 2 came after it
     assert Deal.objects.count() == 2
@@ -489,7 +489,7 @@ def test_undo_never_takes_back_a_deal_another_phone_entered_under_the_same_numbe
     shown = Match.objects.get().revision
     # Another phone deletes that deal 1 and enters its own deal 1, before this one's Undo.
     services.delete_last_deal(match=match, number=1)
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((5, 6), (0, 0)))
     page = parsed(scorer.post(sheet_url + "deals/1/delete", {"undo": str(shown)}, **HX))
     assert words(one(page, ".notice.error")) == (
         "The sheet has changed since deal 1 was saved: check it before undoing."
@@ -607,7 +607,9 @@ def test_an_edit_of_a_deal_deleted_and_entered_anew_meanwhile_replaces_nothing_u
 ):
     assert value(parsed(scorer.get(edit_url(match))), "deal") == str(worked.pk)
     services.delete_last_deal(match=match, number=1)
-    anew = services.record_deal(match=match, number=1, entry=rules.DealEntry((5, 6), (0, 0))).deal
+    anew = services.record_deal(
+        match_id=match.pk, number=1, entry=rules.DealEntry((5, 6), (0, 0))
+    ).deal
     mine = deal_data(a="6", b="5", version="1", deal=str(worked.pk))  # version 1 too
     page = parsed(scorer.post(edit_url(match), mine, **EN))
     assert words(one(page, "#deal-errors")).startswith(
@@ -649,7 +651,7 @@ def test_the_edit_page_of_a_closed_match_says_so_before_anything_is_typed(
 ):
     assert "Reopen it" not in said(scorer.get(edit_url(match), **EN))
     if close is services.end_match:
-        services.record_deal(match=match, number=2, entry=worked.entry)
+        services.record_deal(match_id=match.pk, number=2, entry=worked.entry)
     close(match=match)
     page = parsed(scorer.get(edit_url(match), **EN))
     assert words(one(page, ".notice.warn")) == message
@@ -673,7 +675,9 @@ def test_an_edit_refused_because_of_a_later_deal_names_that_deal(client):
 
 def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match):
     for number in (1, 2):  # 11 + 11: decided at deal 2; deal 3 played as the line was 41
-        services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+        services.record_deal(
+            match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
+        )
     data = deal_data(version="1", a="11", b="0", da="0", kind="cappotto", side="0")
     page = parsed(scorer.post(edit_url(match), data, **EN))
     assert words(one(page, "#deal-errors")) == (

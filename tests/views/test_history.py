@@ -38,9 +38,9 @@ def test_the_history_says_each_change_with_what_it_was_and_became(scorer, match,
 
 
 def test_a_sweep_is_said_to_take_its_side_to_the_line(scorer, match, sheet_url):
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
     cappotto = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTO, side=1)
-    services.record_deal(match=match, number=2, entry=cappotto)
+    services.record_deal(match_id=match.pk, number=2, entry=cappotto)
     assert changes(scorer.get(sheet_url + "history", **EN))[0].endswith(
         "after: Alice & Carla 0 + 0 = 0 · Beppe & Dino 11 + 0 → 16 (cappotto, to the line)"
     )
@@ -63,9 +63,9 @@ def test_the_history_shows_an_odd_imported_end_reason_as_it_is(scorer, match, sh
 def test_the_history_says_who_claimed_and_who_won(scorer, match, sheet_url, claim, said):
     Match.objects.filter(pk=match.pk).update(claims_allowed=True)
     match.refresh_from_db()
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
     entry = rules.DealEntry(claim, (0, 0), kind=rules.DealKind.CLAIM, side=0)
-    services.record_deal(match=match, number=2, entry=entry)
+    services.record_deal(match_id=match.pk, number=2, entry=entry)
     services.end_match(match=match)
     assert changes(scorer.get(sheet_url + "history", **EN))[0].endswith(said)
 
@@ -195,7 +195,7 @@ def test_a_match_decided_but_never_ended_is_pointed_out_where_it_is_missed(joine
     play(table, deals=2)  # ended
     forgotten = play(table, deals=2, finish=False)
     sweep = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
-    services.record_deal(match=forgotten, number=3, entry=sweep)  # decided; End never tapped
+    services.record_deal(match_id=forgotten.pk, number=3, entry=sweep)  # decided; End never tapped
     phone = joined(table)
     page = stats_page(phone, table)
     waiting = one(page, ".notice.warn")

@@ -49,11 +49,11 @@ def visible_text(page: str) -> str:
 def pages(scorer, match, worked):
     for number in (2,):
         entry = rules.DealEntry(card_points=(7, 4), declared_points=(4, 3))
-        services.record_deal(match=match, number=number, entry=entry, by="Carla")
+        services.record_deal(match_id=match.pk, number=number, entry=entry, by="Carla")
     token = match.table.viewer_token
     done = services.start_match(table=match.table, players=[["Alice"], ["Beppe"]])
     sweep = rules.DealEntry(card_points=(0, 11), declared_points=(0, 0), kind="cappotto", side=1)
-    services.record_deal(match=done, number=1, entry=sweep)
+    services.record_deal(match_id=done.pk, number=1, entry=sweep)
     services.end_match(match=done)
     open_match = services.start_match(table=match.table, players=[["Carla"], ["Dino"]])
     return [
@@ -122,7 +122,7 @@ def test_dates_follow_the_language(scorer, match):
 
 def test_the_history_writes_its_times_as_the_sheet_does_24_hours_in_both_languages(scorer, match):
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
-    services.record_deal(match=match, number=1, entry=entry)
+    services.record_deal(match_id=match.pk, number=1, entry=entry)
     at = match.changes.get().at.astimezone()
     url = reverse("match_history", args=[match.table.viewer_token, match.pk])
     english = scorer.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
@@ -148,7 +148,7 @@ def test_the_catalogue_has_nothing_fuzzy_or_untranslated(language):
 
 
 def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
-    services.record_deal(match=match, number=2, entry=worked.entry)
+    services.record_deal(match_id=match.pk, number=2, entry=worked.entry)
     services.end_match(match=match)
     text = visible_text(
         scorer.get(reverse("match", args=[match.table.viewer_token, match.pk]), **IT).text
@@ -158,7 +158,7 @@ def test_an_ended_match_says_who_won_in_a_sentence(scorer, match, worked):
 
 def test_a_side_the_table_named_wins_in_the_singular(scorer, match, worked):
     match.sides.filter(position=0).update(name="Bar Sport")
-    services.record_deal(match=match, number=2, entry=worked.entry)
+    services.record_deal(match_id=match.pk, number=2, entry=worked.entry)
     url = reverse("match", args=[match.table.viewer_token, match.pk])
     decided = " ".join(visible_text(scorer.get(url, **IT).text).split())
     assert "Bar Sport raggiunge il traguardo e vince la partita." in decided

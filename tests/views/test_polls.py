@@ -203,7 +203,7 @@ def test_the_polls_of_every_match_a_process_watches_cost_one_query_a_second(
         again = [kept.polled_state(*link) for link in links * 3]
     assert again == first * 3
     entry = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
-    services.record_deal(match=matches[0], number=1, entry=entry)
+    services.record_deal(match_id=matches[0].pk, number=1, entry=entry)
     services.rotate_link(table=matches[1].table, which="viewer")
     with django_assert_num_queries(0):  # within the second, as read
         assert kept.polled_state(*links[0]).revision == first[0].revision

@@ -78,16 +78,18 @@ def test_the_sheet_says_when_the_match_began(scorer, match, sheet_url):
 
 def test_a_won_match_says_so_instead_of_what_each_side_needs(scorer, match, sheet_url):
     for number in (1, 2):
-        services.record_deal(match=match, number=number, entry=rules.DealEntry((8, 3), (3, 0)))
+        services.record_deal(
+            match_id=match.pk, number=number, entry=rules.DealEntry((8, 3), (3, 0))
+        )
     page = parsed(scorer.get(sheet_url, **EN))
     assert [words(n) for n in page.select("#live .needs")] == ["match won", ""]
     assert "winner" in one(page, ".score.side-0")["class"]
 
 
 def test_a_sweepers_points_are_said_to_reach_the_line_not_summed(scorer, match, sheet_url):
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
     cappotto = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTO, side=1)
-    services.record_deal(match=match, number=2, entry=cappotto)
+    services.record_deal(match_id=match.pk, number=2, entry=cappotto)
     row = parsed(scorer.get(sheet_url, **EN)).select_one("#deal-2")
     # Beppe & Dino had 5: the cappotto scores the 16 that take them to 21.
     assert words(row.select_one("td.side-1")) == "16 → 21 Cappotto"
@@ -99,9 +101,9 @@ def test_a_sweeper_already_past_the_line_scores_0_without_reaching_for_it(scorer
     # 23-23: both at the line, another deal; then Beppe & Dino's cappotto wins it.
     for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 6, 7)], start=1):
         deal = rules.DealEntry(entry[:2], entry[2:])
-        services.record_deal(match=match, number=number, entry=deal)
+        services.record_deal(match_id=match.pk, number=number, entry=deal)
     cappotto = rules.DealEntry((0, 11), (3, 0), kind=rules.DealKind.CAPPOTTO, side=1)
-    services.record_deal(match=match, number=4, entry=cappotto)
+    services.record_deal(match_id=match.pk, number=4, entry=cappotto)
     row = parsed(scorer.get(sheet_url, **EN)).select_one("#deal-4")
     assert words(row.select_one("td.side-1")) == "0 Cappotto"
 
@@ -118,7 +120,9 @@ def test_a_long_sheet_folds_its_first_deals_behind_a_toggle_a_shorter_one_not(cl
 
     def deals_up_to(last: int) -> None:
         for number in range(match.deals.count() + 1, last + 1):
-            services.record_deal(match=match, number=number, entry=rules.DealEntry((6, 5), (0, 0)))
+            services.record_deal(
+                match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
+            )
 
     deals_up_to(12)  # folding 2 would save nothing
     assert not parsed(client.get(url, **EN)).select("#unfold, tr.folded")
@@ -136,7 +140,7 @@ def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_ur
     # 11 to 11, then 6 + 4 against 5 + 6: both reach 21 on one deal, 21 to 22.
     for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 4, 6)], start=1):
         services.record_deal(
-            match=match, number=number, entry=rules.DealEntry(entry[:2], entry[2:])
+            match_id=match.pk, number=number, entry=rules.DealEntry(entry[:2], entry[2:])
         )
     decided = parsed(scorer.get(sheet_url, **EN)).select_one(".decided p")
     assert words(decided) == (
@@ -155,16 +159,16 @@ def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_ur
 def test_a_claim_says_who_claimed_and_who_wins_in_good_english(client, players, claimer, verdict):
     match = MatchFactory(players_per_side=players, claims_allowed=True)
     # Side 0 has 14, then 21 when the claim stops deal 2: its claim is right, side 1's wrong.
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
     claim = rules.DealEntry((7, 0), (0, 0), kind=rules.DealKind.CLAIM, side=claimer)
-    services.record_deal(match=match, number=2, entry=claim)
+    services.record_deal(match_id=match.pk, number=2, entry=claim)
     page = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
     assert words(page.select_one(".decided p")) == verdict
 
 
 def test_a_side_name_full_of_markup_is_shown_as_typed(client):
     match = MatchFactory(sides=[["<b>Alice</b>"], ["Beppe"]], players_per_side=1)
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (13, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((8, 3), (13, 0)))
     page = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
     verdict = page.select_one(".decided p")
     assert words(verdict) == "<b>Alice</b> has reached the line and wins the match."
@@ -173,9 +177,9 @@ def test_a_side_name_full_of_markup_is_shown_as_typed(client):
 
 def test_an_ended_match_won_on_a_wrong_claim_says_who_claimed(client):
     match = MatchFactory(players_per_side=1, claims_allowed=True)
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
     claim = rules.DealEntry((3, 2), (0, 0), kind=rules.DealKind.CLAIM, side=0)
-    services.record_deal(match=match, number=2, entry=claim)  # 9: wrong
+    services.record_deal(match_id=match.pk, number=2, entry=claim)  # 9: wrong
     services.end_match(match=match)
     page = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
     assert words(page.select_one(".result")) == (
@@ -529,7 +533,7 @@ def test_a_match_won_with_both_sides_past_the_line_says_the_higher_total_won_it(
 ):
     for number, a in enumerate((6, 5, 6, 5, 6), start=1):  # 22 to 22, then 28 to 27
         entry = rules.DealEntry(card_points=(a, 11 - a), declared_points=(0, 0))
-        services.record_deal(match=match, number=number, entry=entry)
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
     services.end_match(match=match)
     page = parsed(scorer.get(sheet_url, **EN))
     assert words(one(page, ".result .big")) == (
@@ -625,7 +629,9 @@ def test_the_history_loads_when_opened_and_has_its_own_page(scorer, sheet_url, w
 
 def decided(match) -> None:
     for number in (1, 2):
-        services.record_deal(match=match, number=number, entry=rules.DealEntry((8, 3), (3, 0)))
+        services.record_deal(
+            match_id=match.pk, number=number, entry=rules.DealEntry((8, 3), (3, 0))
+        )
 
 
 def finished(match) -> None:
@@ -698,7 +704,7 @@ def test_a_refused_action_is_explained_on_the_sheet(scorer, sheet_url):
 def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, match, sheet_url):
     services.change_settings(match=match, settings=rules.MatchSettings(21, "higher_total", True))
     claim = rules.DealEntry((3, 0), (0, 0), kind=rules.DealKind.CLAIM, side=1)
-    services.record_deal(match=match, number=1, entry=claim)
+    services.record_deal(match_id=match.pk, number=1, entry=claim)
     data = {"line": "21", "tie_rule": "higher_total"}  # claims no longer allowed
     page = parsed(scorer.post(sheet_url + "settings", data, **{**HX, "HTTP_ACCEPT_LANGUAGE": "it"}))
     assert words(one(page, ".notice.error")) == (

@@ -329,9 +329,9 @@ def test_the_match_list_says_whether_a_claim_was_right(scorer, table):
             players=[["Alice"], ["Beppe"]],
             settings=rules.MatchSettings(claims_allowed=True),
         )
-        services.record_deal(match=match, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
+        services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((10, 1), (4, 0)))
         claim = rules.DealEntry((7, 0), (0, 0), kind="claim", side=claimer)  # Alice has 21
-        services.record_deal(match=match, number=2, entry=claim)
+        services.record_deal(match_id=match.pk, number=2, entry=claim)
         services.end_match(match=match)
     page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
     listed = [words(row) for row in page.select("#matches .list a.row")]
@@ -546,7 +546,7 @@ def test_the_table_page_drawn_once_for_everyone_shows_every_change_since(scorer,
 
     before, players = seen()
     assert before[0].startswith("Alice & Carla – Beppe & Dino 0–0 · 0 deals · in progress")
-    services.record_deal(match=match, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
     assert seen()[0][0].startswith("Alice & Carla – Beppe & Dino 11–3 · 1 deal · in progress")
     services.add_player(table=table, name="Zoë")
     assert "Zoë" in seen()[1] and "Zoë" not in players

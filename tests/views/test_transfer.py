@@ -51,7 +51,7 @@ def test_a_table_unchanged_is_drawn_once_and_its_file_sent_again(
         return sorted(path.suffix for path in settings.EXPORTS_DIR.iterdir())
 
     assert kept() == [".csv", ".json"]  # the same version in both formats: both kept
-    services.record_deal(match=match, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
+    services.record_deal(match_id=match.pk, number=2, entry=rules.DealEntry((6, 5), (0, 0)))
     changed = download(client.get(url, **EN)).decode()
     assert len(changed.strip().splitlines()) == 3  # drawn again, the new deal in it
     assert kept() == [".csv"]  # the earlier version's files gone
