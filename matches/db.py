@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, connections, models, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
@@ -83,12 +83,13 @@ def insert(row: models.Model) -> None:
     gives (`get_db_prep_save`) and no signal sent (the app has no receiver); its id is set."""
     if row.pk is not None:
         raise ValueError(f"{row!r} has an id: insert writes new rows only")
-    statement, fields = _insert_statement(type(row), connection.vendor)
-    values = [_prepared(field, field.pre_save(row, True)) for field in fields]
-    with connection.cursor() as cursor:
+    database = connections[DEFAULT_DB_ALIAS]
+    statement, fields = _insert_statement(type(row), database.vendor)
+    values = [_prepared(database, field, field.pre_save(row, True)) for field in fields]
+    with database.cursor() as cursor:
         cursor.execute(statement, values)
         row.pk = cursor.fetchone()[0]
-    row._state.adding, row._state.db = False, connection.alias
+    row._state.adding, row._state.db = False, database.alias
 
 
 def update(model: type[models.Model], where: dict, values: dict) -> int:
@@ -96,17 +97,21 @@ def update(model: type[models.Model], where: dict, values: dict) -> int:
     to values other than None: the number of rows changed."""
     if not where or None in where.values():
         raise ValueError("update matches rows by equalities to values other than None")
+    database = connections[DEFAULT_DB_ALIAS]
     statement, sets, matched = _update_statement(model, tuple(values), tuple(where),
-                                                 connection.vendor)  # fmt: skip
-    params = [_prepared(field, value) for field, value in zip(sets, values.values(), strict=True)]
+                                                 database.vendor)  # fmt: skip
+    params = [_prepared(database, field, value)
+              for field, value in zip(sets, values.values(), strict=True)]  # fmt: skip
     for field, value in zip(matched, where.values(), strict=True):
-        params.append(field.get_db_prep_value(value, connection))
-    with connection.cursor() as cursor:
+        params.append(field.get_db_prep_value(value, database))
+    with database.cursor() as cursor:
         cursor.execute(statement, params)
         return cursor.rowcount
 
 
-# Each statement is built once per model and names (and database, which quotes them).
+# Each statement is built once per model and names (and database, which quotes them). The
+# values are prepared with the thread's connection itself: through `django.db.connection`, a
+# proxy, each field's every look at it (`connection.ops`) costs a context-local lookup.
 
 
 @functools.cache
@@ -138,13 +143,13 @@ def _field(meta, name: str) -> models.Field:
     return meta.pk if name == "pk" else meta.get_field(name)
 
 
-def _prepared(field: models.Field, value):
+def _prepared(database, field: models.Field, value):
     """The value as the ORM writes it; a row stands for its key, as the ORM checks it."""
     if hasattr(value, "resolve_expression"):
         raise TypeError(f"{field.name}: {value!r} is an expression, not a plain value")
     if isinstance(value, models.Model):
         value = value.prepare_database_save(field)
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, database)
 
 
 # pg_advisory_lock's key for migrations: any number no other code here locks.

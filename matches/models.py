@@ -6,7 +6,7 @@ are given here, beside the fields.
 
 import secrets
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from django.db import connections, models
 from django.db.models import F, Q
@@ -522,6 +522,7 @@ class Deal(models.Model):
                     "kind", "side")  # fmt: skip
 
     @staticmethod
+    @lru_cache(maxsize=4096)  # entries are values, and deals repeat a few hundred of them
     def entry_of(card_0: int, card_1: int, declared_0: int, declared_1: int, kind: str,
                  side: int | None) -> rules.DealEntry:  # fmt: skip
         return rules.DealEntry((card_0, card_1), (declared_0, declared_1), kind, side)
