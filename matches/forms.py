@@ -7,6 +7,7 @@ import unicodedata
 from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.renderers import TemplatesSetting
+from django.utils.functional import Promise
 from django.utils.translation import gettext as translate
 from django.utils.translation import gettext_lazy as _
 
@@ -72,8 +73,8 @@ NUMBER_MESSAGES = {
 }
 
 
-def read_number(text: str, *, label: str, most: int = MAX_ENTRY, card_points: bool = False,
-                sums: bool = False) -> int:  # fmt: skip
+def read_number(text: str, *, label: str | Promise, most: int = MAX_ENTRY,
+                card_points: bool = False, sums: bool = False) -> int:  # fmt: skip
     """A whole number as typed on a phone, or a ValidationError in words. Past MAX_ENTRY it
     is refused unread, said at `most` (the rules say what else is too many); `card_points`
     says a fraction is dropped (7⅓ is 7); `sums` reads "3+4" as 7.
