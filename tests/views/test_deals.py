@@ -220,6 +220,13 @@ def test_bad_numbers_get_a_message_in_words(scorer, deal_url, typed, message):
     assert not Deal.objects.exists()
 
 
+def test_a_bad_number_is_said_in_the_phones_language_naming_the_field_in_it(scorer, deal_url):
+    italian = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "it"}
+    page = parsed(scorer.post(deal_url, deal_data(a="abc"), **italian))
+    assert errors_of(page, "id_card_points_0") == ["Punti carte: serve un numero, ad es. 7."]
+    assert not Deal.objects.exists()
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
