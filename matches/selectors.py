@@ -282,46 +282,34 @@ def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | Non
 
 @dataclass(frozen=True)
 class Seating:
-    """What a deal is checked by and the sheet after it drawn with, and what a poll compares
-    (`state`)."""
+    """What a deal is checked by: its match's settings and sides' names, and who may change
+    it (`state`)."""
 
     state: State
-    table_name: str
     claims_allowed: bool
     declarations_allowed: bool
-    sides: tuple[Seated, Seated]
-
-    @property
-    def side_names(self) -> tuple[str, str]:
-        return (self.sides[0].name, self.sides[1].name)
+    side_names: tuple[str, str]
 
 
 _SEATING_SQL = (
-    "SELECT m.revision, m.table_id, t.scorer_token, t.name, m.claims_allowed,"
-    " m.declarations_allowed, s.name, p1.name, p2.name"
-    f" FROM {Side._meta.db_table} s JOIN {Match._meta.db_table} m ON m.id = s.match_id"
+    "SELECT m.revision, m.table_id, t.scorer_token, m.claims_allowed, m.declarations_allowed,"
+    f" s.name FROM {Side._meta.db_table} s JOIN {Match._meta.db_table} m ON m.id = s.match_id"
     f" JOIN {Table._meta.db_table} t ON t.id = m.table_id"
-    f" JOIN {Player._meta.db_table} p1 ON p1.id = s.first_player_id"
-    f" LEFT JOIN {Player._meta.db_table} p2 ON p2.id = s.second_player_id"
     " WHERE s.match_id = %s AND t.viewer_token = %s ORDER BY s.position"
 )
 
 
 def seating(token: str, match_id: int) -> Seating | None:
-    """A match seen through its table's view link, with its sides: one plain query, a save's
-    first (through the ORM, building the match, its table and sides cost it 1.5 ms)."""
+    """A match seen through its table's view link, with its sides' names: one plain query, a
+    save's first (through the ORM, building the match, its table and sides cost it 1.5 ms)."""
     with connection.cursor() as cursor:
         cursor.execute(_SEATING_SQL, [match_id, token])
         rows = cursor.fetchall()
     if len(rows) != 2:
         return None
-    sides = tuple(
-        Seated(name, (first,) if second is None else (first, second))
-        for *_, name, first, second in rows
-    )
-    revision, table_id, scorer_token, table_name, claims, declarations = rows[0][:6]
+    (revision, table_id, scorer_token, claims, declarations, first), second = rows[0], rows[1]
     state = State(revision, table_id, scorer_token)
-    return Seating(state, table_name, bool(claims), bool(declarations), sides)
+    return Seating(state, bool(claims), bool(declarations), (first, second[-1]))
 
 
 def load_sheet(token: str, match_id: int) -> Sheet | None:
