@@ -1,7 +1,7 @@
 """A tiny HTTP client for 127.0.0.1: a phone's cookies, CSRF token and timed requests.
 
-The CSRF token is read from the last page that drew one, as the page's script reads it (its
-secret is kept in the session cookie).
+The CSRF token is read from the last page that drew one (its secret is kept in the session
+cookie): a form's hidden input, or the X-CSRFToken header htmx sends from <body hx-headers>.
 
 Each request opens its own connection, as a phone does after the server's keep-alive expired.
 The server's cookies are marked Secure (production settings); a phone talking plain HTTP to
@@ -16,7 +16,18 @@ from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
 HOST = "127.0.0.1"
-TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')  # a page's, as app.js reads it
+# A form's token, or htmx's header in hx-headers (its JSON's quotes may be drawn escaped).
+_QUOTE = r'(?:"|&quot;|&#34;|&#x22;)'
+TOKEN = re.compile(
+    r'name="csrfmiddlewaretoken" value="([^"]+)"'
+    rf"|X-CSRFToken{_QUOTE}\s*:\s*{_QUOTE}([^\"&]+)"
+)
+
+
+def token_in(page: str) -> str:
+    """The first CSRF token a page draws, whichever way it draws it; "" if none."""
+    found = TOKEN.search(page)
+    return (found.group(1) or found.group(2)) if found else ""
 
 
 @dataclass(frozen=True)
@@ -73,8 +84,8 @@ class Phone:
         headers_out = {name.lower(): value for name, value in response.getheaders()}
         answer = Answer(response.status, headers_out, data, seconds)
         page = "text/html" in headers_out.get("content-type", "")
-        if page and (found := TOKEN.search(answer.text)):  # a page that draws a token
-            self.token = found.group(1)
+        if page and (token := token_in(answer.text)):  # a page that draws a token
+            self.token = token
         return answer
 
     def join(self, scorer_token: str) -> None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from client import TOKEN  # a page's CSRF token, as app.js reads it
+from client import token_in
 
 HOST = "127.0.0.1"
 RETRY = 0.1
@@ -261,8 +261,8 @@ class Seat:
         for line in answer.headers.get("set-cookie", "").split("\n"):
             for name, morsel in SimpleCookie(line).items():
                 self.cookies[name] = morsel.value
-        if kind in ("open", None) and (found := TOKEN.search(answer.text)):  # a whole page
-            self.token = found.group(1)
+        if kind in ("open", None) and (token := token_in(answer.text)):  # a whole page
+            self.token = token
         if kind is not None and time.monotonic() - answer.seconds >= self.tally.measured_from:
             self.tally.seconds.setdefault(kind, []).append(answer.seconds)
             if found := APP_CPU.search(answer.headers.get("server-timing", "")):
