@@ -3,9 +3,9 @@ real server, in Debian's Chromium: the scores and the two figures a phone feels 
 
 One run's performance score moves by ten points on this machine (its Total Blocking Time is
 the main thread's long tasks, timed as the machine happens to run them), so each page is run
-RUNS times and the run with the median performance score is its figure, as Lighthouse's own
-guide to variability advises (docs/variability.md in its repository); every run's score is
-kept beside it."""
+several times (an odd number) and the run with the median performance score is its figure, as
+Lighthouse's own guide to variability advises (docs/variability.md in its repository); every
+run's score is kept beside it."""
 
 import json
 import os
@@ -17,7 +17,6 @@ from client import Phone
 LIGHTHOUSE = Path(__file__).resolve().parent.parent / "var" / "lighthouse"
 BINARY = LIGHTHOUSE / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = "performance,accessibility,best-practices"  # SEO: a table's pages are not indexed
-RUNS = 5  # odd: the median is one of the runs
 
 
 def _run(url: str, headers: dict[str, str], out: Path) -> dict:
@@ -42,7 +41,7 @@ def _run(url: str, headers: dict[str, str], out: Path) -> dict:
     raise RuntimeError(f"Lighthouse gave no scores for {url}")
 
 
-def run(port: int, seeded: dict, work: Path) -> dict:
+def run(port: int, seeded: dict, work: Path, runs: int) -> dict:
     if not BINARY.exists():
         raise RuntimeError(f"{BINARY} is missing: make bench installs it with npm")
     phone = Phone(port, language="")
@@ -51,14 +50,16 @@ def run(port: int, seeded: dict, work: Path) -> dict:
     sheet = f"http://127.0.0.1:{port}/t/{club['viewer']}/m/{club['sheet']}/"
     pages = {"scorer": {"Cookie": phone.cookie_header()}, "viewer": {}}
     return {
-        who: _median(sheet, sent, work / f"lighthouse-{who}.json") for who, sent in pages.items()
+        who: _median(sheet, sent, work / f"lighthouse-{who}.json", runs)
+        for who, sent in pages.items()
     }
 
 
-def _median(url: str, headers: dict[str, str], out: Path) -> dict:
-    """The run with the median performance score of RUNS (an odd number), and every score."""
+def _median(url: str, headers: dict[str, str], out: Path, times: int) -> dict:
+    """The run with the median performance score of `times` (odd), and every score."""
     runs = sorted(
-        (_run(url, headers, out) for _ in range(RUNS)), key=lambda run: run["scores"]["performance"]
+        (_run(url, headers, out) for _ in range(times)),
+        key=lambda run: run["scores"]["performance"],
     )
     scores = [run["scores"]["performance"] for run in runs]
     return {**runs[len(runs) // 2], "performance_runs": scores}

@@ -1,6 +1,9 @@
 """docs/performance.md, and the summary printed at the end of `make bench`."""
 
+import textwrap
 import time
+
+WIDTH = 96
 
 
 def _table(head: list[str], rows: list[list[object]]) -> str:
@@ -13,32 +16,51 @@ def _ms(value: float) -> str:
     return f"{value:.2f}"
 
 
-def _budgets(found) -> str:
-    rows = [[c.backend, c.what, c.detail, "pass" if c.passed else "**MISSED**"] for c in found]
-    return _table(["database", "budget", "measured", ""], rows)
+def _reflow(text: str) -> str:
+    """Prose filled to WIDTH again once its figures are in: each paragraph and list item."""
+    blocks = []
+    for block in text.strip().split("\n\n"):
+        if block.startswith("#"):
+            blocks.append(block)
+            continue
+        bullet = "- " if block.startswith("- ") else ""
+        items = block.removeprefix("- ").split("\n- ")
+        indent = " " * len(bullet)
+        filled = (textwrap.fill(" ".join(item.split()), WIDTH, initial_indent=bullet,
+                                subsequent_indent=indent) for item in items)  # fmt: skip
+        blocks.append("\n".join(filled))
+    return "\n\n".join(blocks) + "\n"
 
 
-def _latency(rows: list[dict]) -> str:
-    head = ["view", "what", "requests/s", "p50 ms", "p99 ms", "floor p50 ms", "p50 / floor"]
-    head += ["every round", "budget", "server CPU ms/request"]
-    return _table(
-        head,
+def _verdict(passed: bool | None) -> str:
+    return "reported" if passed is None else "pass" if passed else "**MISSED**"
+
+
+def _checks(found, what: str) -> str:
+    rows = [[c.backend, c.what, c.detail, _verdict(c.passed)] for c in found]
+    return _table(["database", what, "measured", ""], rows)
+
+
+def _latency(results: list[dict], guard: float) -> str:
+    head = ["database", "view", "what", "p50 / floor", "every round", "p50 ms", "p99 ms"]
+    head += ["floor p50 ms", "requests/s", "server CPU ms/request"]
+    rows = [
         [
-            [
-                r["name"],
-                r["shows"],
-                f"{r['per_second']:,.0f}",
-                _ms(r["p50_ms"]),
-                _ms(r["p99_ms"]),
-                _ms(r["floor_p50_ms"]),
-                f"{r['ratio']:.2f}x",
-                " ".join(f"{ratio:.2f}x" for ratio in r.get("ratios", [])),
-                f"<= {r['budget']}x" if r["budget"] else "",
-                f"{r['server_cpu_ms']:.2f}" if "server_cpu_ms" in r else "",
-            ]
-            for r in rows
-        ],
-    )
+            result["backend"],
+            r["name"],
+            r["shows"],
+            f"{r['ratio']:.2f}x" + (" **over the guard**" if r["ratio"] > guard else ""),
+            " ".join(f"{ratio:.2f}x" for ratio in r.get("ratios", [])),
+            _ms(r["p50_ms"]),
+            _ms(r["p99_ms"]),
+            _ms(r["floor_p50_ms"]),
+            f"{r['per_second']:,.0f}",
+            f"{r['server_cpu_ms']:.2f}" if "server_cpu_ms" in r else "",
+        ]
+        for result in results
+        for r in result["latency"]
+    ]
+    return _table(head, rows)
 
 
 def _spreads(kinds: dict[str, dict], every: dict) -> str:
@@ -54,57 +76,42 @@ def _app_cpu(kinds: dict[str, tuple[int, float]]) -> str:
     return _table(["request", "count", "app CPU ms/request", "share of the app's CPU"], rows)
 
 
-def _knee(runs: list[dict], knee_ms: float) -> str:
-    below = [run["phones"] for run in runs if run["p99_ms"] < knee_ms]
-    above = [run["phones"] for run in runs if run["p99_ms"] >= knee_ms]
-    if not above:
-        return f"p99 stays under {knee_ms} ms up to {max(below):,} phones, the most run."
-    if not below:
-        return f"p99 is {knee_ms} ms or more from {min(above):,} phones, the fewest run."
-    return (f"p99 crosses {knee_ms} ms between {max(p for p in below if p < min(above)):,} "
-            f"and {min(above):,} phones.")  # fmt: skip
-
-
-def _phones(name: str, played: dict, budget: int, knee_ms: float) -> str:
+def _phones(name: str, played: dict) -> str:
+    run, kept = played["run"], played["kept"]
     head = ["phones", "seconds", "requests", "p50 ms", "p99 ms", "max ms", "errors"]
-    head += ["server CPU ms/request", "server cores busy", "load generator CPU s"]
-    rows = [
-        [
-            f"{r['phones']:,}",
-            r["seconds"],
-            f"{r['requests']:,}",
-            _ms(r["p50_ms"]),
-            _ms(r["p99_ms"]),
-            _ms(r["max_ms"]),
-            len(r["errors"]),
-            f"{r['server_cpu_ms']:.2f}",
-            f"{r['server_cores']:.2f}",
-            f"{r['client_cpu']:.1f}",
-        ]
-        for r in played["runs"]
+    head += ["server CPU ms/request", "server cores busy", "server CPU s per phone-hour"]
+    head.append("load generator CPU s")
+    row = [
+        f"{run['phones']:,}",
+        f"{run['seconds']:.0f}",
+        f"{run['requests']:,}",
+        _ms(run["p50_ms"]),
+        _ms(run["p99_ms"]),
+        _ms(run["max_ms"]),
+        len(run["errors"]),
+        f"{run['server_cpu_ms']:.2f}",
+        f"{run['server_cores']:.2f}",
+        f"{run['cpu_per_phone_hour']:.2f}",
+        f"{run['client_cpu']:.1f}",
     ]
-    run = next((r for r in played["runs"] if r["phones"] == budget), played["runs"][-1])
-    kept = played["kept"]
     outcomes = ", ".join(f"{what}: {count}" for what, count in run["outcomes"].items())
-    errors = [error for r in played["runs"] for error in r["errors"]]
+    errors = run["errors"]
     shown = "; ".join(errors[:10]) + (" ..." if len(errors) > 10 else "")
     wrong = len(kept["missing"]) + len(kept["elsewhere"])
     return "\n\n".join(
         [
             f"#### {name.capitalize()}",
-            _table(head, rows),
-            _knee(played["runs"], knee_ms),
-            f"At {run['phones']:,} phones, by request:",
+            _table(head, [row]),
+            "By request:",
             _spreads(run["kinds"], run),
-            f"The app's CPU at {run['phones']:,} phones, by request (each answer's Server-Timing: "
-            "the thread's CPU until its headers; the server's own share is the rest of the "
-            "CPU per request above):",
+            "The app's CPU by request (each answer's Server-Timing: the thread's CPU until its "
+            "headers; the server's own share is the rest of the CPU per request above):",
             _app_cpu(run.get("app_cpu", {})),
-            f"What happened at {run['phones']:,} phones: {outcomes or 'nothing'}.",
-            f"Errors at any size (5xx, other unexpected statuses, connection errors): "
-            f"{len(errors)}" + (f": {shown}" if errors else "."),
-            f"Acknowledged saves at every size: {kept['acknowledged']}; in the database exactly "
-            f"once, as the deal acknowledged: {kept['acknowledged'] - wrong}. Missing: "
+            f"What happened: {outcomes or 'nothing'}.",
+            f"Errors (5xx, other unexpected statuses, connection errors): {len(errors)}"
+            + (f": {shown}" if errors else "."),
+            f"Acknowledged saves: {kept['acknowledged']}; in the database exactly once, as the "
+            f"deal acknowledged: {kept['acknowledged'] - wrong}. Missing: "
             f"{len(kept['missing'])}; stored twice: {len(kept['duplicated'])}; under another "
             f"match or number: {len(kept['elsewhere'])}; keys never sent: "
             f"{len(kept['never_sent'])}.",
@@ -207,142 +214,107 @@ def _lighthouse(result: dict) -> str:
     return f"{_table(head, rows)}\n\n{idle}"
 
 
-def _backend(result: dict, setup: dict) -> str:
-    budgets, knee_ms = setup["phones"]["budgets"], setup["phones"]["seconds"][2]
+def _appendix(result: dict) -> str:
     return "\n\n".join(
         [
-            f"## {result['backend']}",
+            f"### {result['backend']}",
             f"Seeded in {result['seed_seconds']:.0f} s. Load average before the run: "
             f"{result['load_before']:.2f}.",
-            "### Latency under load (wrk)",
-            _latency(result["latency"]),
-            "### Phones at tables",
-            *(
-                _phones(name, played, budgets[name][0], knee_ms)
-                for name, played in result["phones"].items()
-            ),
-            "### Queries per request",
+            "#### Phones at tables",
+            *(_phones(name, played) for name, played in result["phones"].items()),
+            "#### Queries per request",
             _queries(result["queries"]),
-            "### Lighthouse (mobile)",
+            "#### Lighthouse (mobile)",
             _lighthouse(result),
-            "### Imports",
-            _imports(result["imports"]),
-            "### The sheet's first load",
+            "#### The sheet's first load",
             _weight(result["weight"]),
-            "### Export (`manage.py export_table`)",
+            "#### Imports",
+            _imports(result["imports"]),
+            "#### Export (`manage.py export_table`)",
             _exports(result),
         ]
     )
 
 
 def render(results: list[dict], found, setup: dict) -> str:
-    seconds, knee_seconds, knee_ms = setup["phones"]["seconds"]
-    arrivals, least = setup["phones"]["arrivals"]
-    arrival_2000 = max(least, 2000 / arrivals)
-    settle = setup["phones"]["settle"]
-    (evening, evening_ms), (stress, stress_ms) = setup["phones"]["budgets"].values()
-    view_s, floor_s, warm_s, rounds = setup["seconds"]
+    played = setup["phones"]
+    arrivals, least = played["arrivals"]
+    counts, p99 = played["counts"], played["p99_ms"]
+    arrival = max(least, counts["evening"] / arrivals)
+    view_s, floor_s, warm_s = setup["seconds"]
+    guard = setup["floor_guard"]
     method = f"""\
 # Performance
 
-Written by `{setup["command"]}` (bench/run.py) on {time.strftime("%Y-%m-%d %H:%M %Z")}.
-The whole run took {setup["minutes"]:.1f} minutes. To reproduce: `{setup["command"]}` (it
-installs wrk from Debian and Lighthouse from npm when they are missing). Machine:
-{setup["machine"]}, Python {setup["python"]}. On a shared machine absolute times vary from run
-to run, by half or more: compare each view with the floor measured just before it.
+Written by `{setup["command"]}` (bench/run.py) on {time.strftime("%Y-%m-%d %H:%M %Z")}; the
+whole run took {setup["minutes"]:.1f} minutes on {setup["machine"]}, Python
+{setup["python"]}. To reproduce: `{setup["command"]}` (it installs wrk from Debian and
+Lighthouse from npm when they are missing). `BENCH_QUICK=1 {setup["command"]}` is a quick run
+for development: a few phones for a few seconds, its figures meaningless, written to
+var/performance-quick.md, never here.
 
 ## How it is measured
 
-- **Server**: `bin/entrypoint` (granian, as `make serve` starts it) with
-  {setup["server"]}, production settings (`DJANGO_DEBUG=0`) and a free port
-  on 127.0.0.1, started and stopped by the benchmark. Its database is SQLite in a temporary
-  directory, then a PostgreSQL database on 127.0.0.1 that the benchmark creates and drops.
-  Nothing else is contacted.
-- **Data**: a table with {setup["finished"]:,} finished matches (lines 21, 31, 41 and 101,
-  random deals scored by `matches.rules`) and a match in progress with 40 deals at line 101.
-  At line 101 a match is normally decided by about deal 19, since every deal puts 11 card
-  points on the sheet; it goes on past that only while both sides stand level past the line
-  (equal totals play another deal). So the 40 deals are 18 deals of 6-5 and 5-6 (99 to 99),
-  then 22 deals that give both sides 7 (card points 7 and 4, declarations 0 and 3): 106 to
-  106, ..., 253 to 253. Legal, and the heaviest sheet a table can have, not a usual one.
-- **Latency**: `wrk {setup["wrk"]}`, a closed loop with as many connections as the server
-  has threads, one view at a time, as a scorer who joined the table (Italian, the default
-  language). Every request comes on a new connection (`Connection: close`), the costlier case
-  (wrk's few connections kept alive would stay with whichever workers accepted them, and p50
-  would follow that draw); the server's CPU per request is read from /proc. Requests/s, p50 and
-  p99 are wrk's. The **floor** is `GET /floor`, a constant answer through the whole
-  middleware stack. Each view runs {rounds} rounds after {warm_s} s of
-  warm-up; a round is {floor_s} s of the floor then {view_s} s of the view, and the view's p50
-  is divided by that floor's p50, so that a busy moment on the machine weighs on both alike.
-  The round with the median ratio is the view's figure ("every round" lists all of them).
-  The poll sends `HX-Request: true` and the ETag of an earlier identical request in
-  `If-None-Match`; every answer must be 304. **Saving a deal** posts a valid new deal from a
-  sheet's entry form drawn blank, as HTMX does, and every answer must say it was saved: each
-  request writes deal 18 into a match of its own that holds 17 deals (a seeded pool), so no
-  save conflicts with another. The answer is a redirect to the sheet, whose address says the
-  deal was saved; the GET that HTMX then makes (the parts a save changes: the notice, the
-  totals, the row added and the chart, the next deal's number) is not part of this figure:
-  the phones' mixes below make it after every save and time it ("sheet after a save").
-  On PostgreSQL the save's budget is 2x the bare save's ratio to the floor (every statement
-  is a round trip there); on SQLite, 5x the floor.
-  The **bare save** (bench/bare.py) is measured the same way on a second server that mounts
-  it at the save's address: only what no save can do without, in plain SQL (the links
-  checked, the match locked, its deals read, the deal and its log entry inserted, the
-  revision bumped), no form, no rule, a constant answer. It has no budget: no save can be
-  faster, so its ratio is the part of the save's budget the machine itself takes.
-- **Phones** (bench/phones.py): thousands of phones on one asyncio loop in the benchmark's
-  process; each phone keeps its connection while the server keeps it open (5 s, longer than
-  a poll's 3 s), as a browser does, and each request is timed from its first byte (a new
-  connection's, when one is opened) to its answer's last; a phone's cookies and CSRF token
-  travel with it. The phones join first (not timed), then open their sheets, {arrivals} a
-  second (not timed: {arrival_2000:.0f} s for 2,000 phones), and play {settle:.0f} s more (not
-  timed: the ramp-up's backlog drains) before the measured run. Two
-  mixes, each at growing numbers of phones: its budget's size for {seconds} s, the others for
-  {knee_seconds} s, going on past the budget's
-  size until p99 reaches {knee_ms} ms (the knee). The **evening** ({evening:,} phones: p99 <
-  {evening_ms} ms): tables of 4 phones, each polling every 3 s as the page does
-  (`?poll=1&number=N&typing=0` with `If-None-Match`: the ETag the page names, then the last
-  answer's); about every 2 minutes one phone of the
-  table enters its next deal; when the rules decide a match, a phone that sees it taps End
-  match, then Rematch, and the others open the rematch from their sheet; now and then (about
-  every 2 minutes a table) a phone leaves and another joins with the scorer link. Each table
-  plays a match to 21 begun earlier. The **stress** mix ({stress:,} phones: p99 <
-  {stress_ms} ms): each phone polls every 5 s and saves a deal about every 30 s, so every
-  table changes every 7.5 s; a decided match is ended and the phones move on to the table's
-  next seeded match (line 101). In both, saves carry a fresh idempotency key and the deal
-  number last seen; if another phone saved that deal first, the answer says "was just entered
-  on another phone" and the phone goes on with the number it is shown; one save in ten is
-  sent again with the same key once answered, as a retry. Afterwards each acknowledged
-  save's key is looked up in the database. The server's CPU is read from /proc for its
-  processes; the load generator's (this process) from getrusage: both share the 2 cores.
-- **Queries**: Django's test client in-process against the seeded database, each request in
-  `CaptureQueriesContext` (a save is rolled back), on a small table (2 finished matches, a
-  1-deal sheet) and on the big one.
-- **Page weight**: the sheet fetched from the server with `Accept-Encoding: gzip, br`, then
-  every file its HTML names and every `url()` in its CSS, each as the server sends it
-  (whitenoise's compressed files). What the service worker fetches after load is listed,
-  not counted.
-- **Lighthouse**: npm's `lighthouse` 12, mobile form factor and throttling, in Debian's
-  Chromium, on the 40-deal sheet as a scorer (its cookie sent) and as a viewer; performance,
-  accessibility and best practices (SEO left out: a table's pages are not to be indexed).
-  Each page is run several times (`bench/lighthouse.RUNS`) and the run with the median
-  performance score gives all its figures (Lighthouse's guide to variability: one run's
-  score moves by ten points here); every run's score is listed.
-- **Imports**: uploaded through the home page's form. Hostile: 2 MB of
-  `"matches": [0, 0, …]`, timed to its answer in words. Valid: the archive's JSON export, its
-  matches repeated to just under the 20 MB cap, while one phone saves deal 18 into one match
-  after another of another table, each save timed, until the import is answered.
-- **Exports**: `manage.py export_table` in a fresh process for each run; its peak RSS is
-  VmHWM, read from /proc every 20 ms while it runs; growth is the peak for
-  {setup["export_deals"]:,} deals minus the peak for a 2-match table.
+- **Server**: `bin/entrypoint` (granian, as `make serve` starts it) with {setup["server"]},
+  production settings, on a free port on 127.0.0.1; its database SQLite in a temporary
+  directory, then a PostgreSQL database the benchmark creates and drops. The load generators
+  run on the same cores.
+- **Phones** (bench/phones.py): phones on one asyncio loop, each keeping its connection while
+  the server keeps it open, as a browser does; each request timed from its first byte to its
+  answer's last. They join (not timed), open their sheets {arrivals} a second (at least
+  {least:.0f} s: {arrival:.0f} s for {counts["evening"]:,} phones) and play
+  {played["settle"]:.0f} s more before the measured {played["seconds"]} s. The **evening**
+  ({counts["evening"]:,} phones, p99 < {p99["evening"]} ms): tables of 4, each phone polling
+  every 3 s with the ETag it holds; about every 2 minutes a phone of the table enters the next
+  deal; a decided match is ended and a rematch opened; now and then a phone leaves and another
+  joins. The **stress** mix ({counts["stress"]:,} phones, p99 < {p99["stress"]} ms): each
+  phone polls every 5 s and saves a deal about every 30 s. Every save carries a fresh
+  idempotency key; one in ten is sent again once answered, as a retry. Afterwards every
+  acknowledged save's key is looked up in the database: stored once, as acknowledged.
+- **CPU per phone-hour**: the CPU seconds of the server's processes (user and system, from
+  /proc) over the evening's measured window, divided by the phones times the window in hours.
+- **Queries**: each page in Django's test client against the seeded database, on a small
+  table (2 finished matches, a 1-deal sheet) and a big one ({setup["finished"]:,} finished
+  matches, a 40-deal sheet): the counts must be equal. The benchmark checks this itself
+  (bench/probe.py); tests in tests/ count some pages' queries as well.
+- **Lighthouse**: npm's `lighthouse` 12, mobile, in Debian's Chromium, on the 40-deal sheet as
+  a scorer and as a viewer; of each page's runs ({setup["lighthouse_runs"]}), the one with the
+  median performance score gives all its figures.
+- **First load**: the sheet and every file its HTML and CSS name, as the server sends them
+  (`Accept-Encoding: gzip, br`). What the service worker fetches after load is not counted.
+- **Each view beside the floor** (a diagnostic): `wrk {setup["wrk"]}`, a new connection per
+  request, as a scorer who joined; after {warm_s} s of warm-up, {floor_s} s of the floor
+  (`GET /floor`, a constant answer through the whole middleware stack) then {view_s} s of the
+  view, whose p50 is divided by that floor's. The poll answers 304; the save writes deal 18 into
+  a match of its own. Held to one guard: no view above {guard:.0f}x the floor. A view over it
+  in its round runs {setup["rounds"]} rounds, and the round with the median ratio is kept.
+- **Also checked**: a hostile 2 MB import answered in words, a 20 MB import while another table
+  saves, the exports' memory (`manage.py export_table`, VmHWM from /proc).
 """
+    method = _reflow(method)
     notes = "".join(f"\n**Note:** {note}\n" for note in setup["notes"])
-    backends = [_backend(result, setup) for result in results]
-    return "\n\n".join([method + notes, "## Budgets", _budgets(found), *backends]) + "\n"
+    budgets = [check for check in found if check.budget]
+    others = [check for check in found if not check.budget]
+    return (
+        "\n\n".join(
+            [
+                method + notes,
+                "## Budgets",
+                _checks(budgets, "budget"),
+                "### Also checked",
+                _checks(others, "check"),
+                "## Each view's p50 as a multiple of the floor (diagnostic)",
+                _latency(results, guard),
+                "## Appendix",
+                *(_appendix(result) for result in results),
+            ]
+        )
+        + "\n"
+    )
 
 
-def summary(results: list[dict], found, setup: dict) -> str:
-    lines = [f"\nbench: {setup['minutes']:.1f} minutes; figures in docs/performance.md\n"]
+def summary(results: list[dict], found, setup: dict, written: object) -> str:
+    lines = [f"\nbench ({setup['plan']}): {setup['minutes']:.1f} minutes; figures in {written}\n"]
     for result in results:
         lines.append(f"{result['backend']}:")
         for r in result["latency"]:
@@ -351,13 +323,14 @@ def summary(results: list[dict], found, setup: dict) -> str:
                 f"  p99 {r['p99_ms']:8.2f} ms  {r['ratio']:6.2f}x floor"
             )
         for name, played in result["phones"].items():
-            for run in played["runs"]:
-                lines.append(
-                    f"  {name} {run['phones']:>5} phones  p50 {run['p50_ms']:.2f} ms"
-                    f"  p99 {run['p99_ms']:.2f} ms  errors {len(run['errors'])}"
-                    f"  server {run['server_cpu_ms']:.2f} ms/request"
-                )
+            run = played["run"]
+            lines.append(
+                f"  {name} {run['phones']:>5} phones  p50 {run['p50_ms']:.2f} ms"
+                f"  p99 {run['p99_ms']:.2f} ms  errors {len(run['errors'])}"
+                f"  server {run['cpu_per_phone_hour']:.2f} CPU s/phone-hour"
+            )
     lines.append("")
     for c in found:
-        lines.append(f"{'ok    ' if c.passed else 'MISSED'} [{c.backend}] {c.what}: {c.detail}")
+        verdict = {None: "report", True: "ok    ", False: "MISSED"}[c.passed]
+        lines.append(f"{verdict} [{c.backend}] {c.what}: {c.detail}")
     return "\n".join(lines)

@@ -1,18 +1,14 @@
 -- One endpoint under load, for bench/run.py. Arguments after wrk's "--":
 --   check STATUS                  every answer must have this status
---   save FILE NUMBER THREADS SHOWN [AGAIN]
+--   save FILE NUMBER THREADS SHOWN
 --                                 POST deal NUMBER to a match of its own per request, the sheet
 --                                 URLs read from FILE and shared out among the THREADS threads,
---                                 as HTMX does, answered with the sheet's parts that changed;
---                                 an answer must be 200 and say the deal was saved; a thread
+--                                 as HTMX does; an answer must be a redirect to the sheet
+--                                 whose address says the deal was saved; a thread
 --                                 that has used up its URLs counts each further request as
 --                                 "exhausted" (and its answer as bad: the deal is taken).
 --                                 SHOWN is the revision the phone was shown (every match
 --                                 of the pool has the same): the answer adds the new row.
---                                 With AGAIN (the bare save, bench/bare.py, which takes the
---                                 next number of any match) it starts them over instead, and
---                                 the idempotency keys begin with AGAIN, a name for this run
---                                 that no other run shares: a match keeps each key once
 -- done() prints one line of JSON: counts, and latencies in microseconds.
 
 local threads = {}
@@ -29,7 +25,7 @@ function init(args)
     expected = tonumber(args[2])
     return
   end
-  number, shown, again = args[3], args[5], args[6]
+  number, shown = args[3], args[5]
   paths = {}
   local every, line_number = tonumber(args[4]), 0
   for line in io.lines(args[2]) do
@@ -45,16 +41,11 @@ function request()
     return wrk.request()
   end
   sent = sent + 1
-  local path
-  if again then
-    path = paths[(sent - 1) % #paths + 1]
-  else
-    if sent > #paths then
-      exhausted = exhausted + 1
-    end
-    path = paths[math.min(sent, #paths)]
+  if sent > #paths then
+    exhausted = exhausted + 1
   end
-  local body = "number=" .. number .. "&key=" .. (again or "wrk") .. "-" .. id .. "-" .. sent
+  local path = paths[math.min(sent, #paths)]
+  local body = "number=" .. number .. "&key=wrk-" .. id .. "-" .. sent
     .. "&kind=normal&card_points_0=6&card_points_1=5&declared_points_0=0&declared_points_1=0"
     .. "&typing=0&drawn_blank=1&shown=" .. shown
   return wrk.format("POST", path .. "deals", nil, body)
@@ -65,11 +56,9 @@ function response(status, headers, body)
   if mode == "check" then
     ok = status == expected
   else
-    -- Saved, and said so: the save redirects to the sheet, whose address says it (the bare
-    -- save answers the notice itself).
+    -- Saved, and said so: the save redirects to the sheet, whose address says it.
     local location = headers["Location"] or headers["location"] or ""
-    ok = (status == 302 and location:find("saved=", 1, true) ~= nil)
-      or (status == 200 and body:find('id="saved"', 1, true) ~= nil)
+    ok = status == 302 and location:find("saved=", 1, true) ~= nil
   end
   if ok then good = good + 1 else bad = bad + 1 end
 end
