@@ -45,6 +45,8 @@ messages: install
 	DJANGO_DEBUG=1 $(PY) manage.py makemessages -l it -l en -l hr --ignore=.venv --ignore=staticfiles --ignore=bench
 	DJANGO_DEBUG=1 $(PY) manage.py compilemessages --ignore=.venv
 
+# The benchmark writes docs/performance.md. BENCH_QUICK=1 for a quick run while developing
+# (figures meaningless, written to var/performance-quick.md); BENCH_DATABASES=sqlite for one.
 bench: install /usr/bin/chromium
 	@command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
