@@ -48,7 +48,7 @@ FOLDED_LEAST = 3  # folding one or two deals would save nothing worth a tap
 
 @dataclass(frozen=True)
 class State:
-    """What a poll needs to know whether anything changed: one plain query."""
+    """What a poll needs to know whether anything changed: one query."""
 
     revision: int
     table_id: int
