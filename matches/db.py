@@ -1,17 +1,16 @@
 """How a service opens its write transaction: `@atomic`.
 
 On SQLite one writer at a time holds the database; the others poll its lock with growing
-sleeps (1, 2, 5 ... 100 ms), so under load a save can wait most of a second for a lock freed
-long before. Here writers queue instead: on a thread lock within a process and on an flock
-of a file beside the database between processes, so the next writer goes in the moment the
-last one commits. PostgreSQL takes row locks (see services._lock) and needs none of this.
+sleeps, so under load a save can wait long for a lock freed long before. Here writers queue
+instead: on a thread lock within a process and on an flock of a file beside the database
+between processes, so the next writer goes in the moment the last one commits. PostgreSQL
+takes row locks (see services._lock) and needs none of this.
 
 Only services queue here. Any other write transaction (a management command outside the
 services, a shell) waits for SQLite's lock the old way: keep such transactions short.
 
-`insert` and `update` write one row of plain values as Model.save and QuerySet.update do,
-without their compiler: a save writes three rows, which through the ORM cost it 2.2 ms of
-Python in process, and so 0.8 ms (their SQL about 0.3 ms).
+Everything else the app reads and writes goes through the ORM; this module holds only what
+Django has no word for (advisory locks, flocks, PRAGMAs, checkpoints).
 
 `migration_lock` makes processes migrating at once (replicas starting together) take turns.
 `checkpoint_in_background` keeps SQLite's checkpoints out of the writers' turns, in the server.
@@ -27,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
+from django.db import connection, connections, transaction
 from django.db.backends.signals import connection_created
 
 logger = logging.getLogger(__name__)
@@ -53,7 +52,7 @@ def _lock_path() -> Path | None:
 
 def _lock_file():
     """This process's handle on the lock file beside its SQLite database (a forked worker
-    opens its own), opened once: finding it again costs a save 10 µs."""
+    opens its own), opened once and kept."""
     key = (os.getpid(), str(connection.settings_dict["NAME"]))
     if key not in _lock_files:
         path = _lock_path()
@@ -79,101 +78,6 @@ def one_writer():
             _held -= 1
             if file is not None:
                 fcntl.flock(file, fcntl.LOCK_UN)
-
-
-def insert(row: models.Model) -> None:
-    """`row.save(force_insert=True)` of a new row of plain values, with the values the ORM
-    gives (`get_db_prep_save`) and no signal sent (the app has no receiver); its id is set."""
-    if row.pk is not None:
-        raise ValueError(f"{row!r} has an id: insert writes new rows only")
-    database = connections[DEFAULT_DB_ALIAS]
-    statement, fields = _insert_statement(type(row), database.vendor)
-    values = [_prepared(database, field, field.pre_save(row, True), as_is)
-              for field, as_is in fields]  # fmt: skip
-    with database.cursor() as cursor:
-        cursor.execute(statement, values)
-        row.pk = cursor.fetchone()[0]
-    row._state.adding, row._state.db = False, database.alias
-
-
-def update(model: type[models.Model], where: dict, values: dict) -> int:
-    """`model.objects.filter(**where).update(**values)` of plain values, `where` equalities
-    to values other than None: the number of rows changed."""
-    if not where or None in where.values():
-        raise ValueError("update matches rows by equalities to values other than None")
-    database = connections[DEFAULT_DB_ALIAS]
-    statement, sets, matched = _update_statement(model, tuple(values), tuple(where),
-                                                 database.vendor)  # fmt: skip
-    params = [_prepared(database, field, value, as_is)
-              for (field, as_is), value in zip(sets, values.values(), strict=True)]  # fmt: skip
-    for (field, _), value in zip(matched, where.values(), strict=True):
-        params.append(field.get_db_prep_value(value, database))
-    with database.cursor() as cursor:
-        cursor.execute(statement, params)
-        return cursor.rowcount
-
-
-# Each statement is built once per model and names (and database, which quotes them), with
-# its columns' fields, each paired with the type of value it takes as it is (see _AS_IS). The
-# values are prepared with the thread's connection itself: through `django.db.connection`, a
-# proxy, each field's every look at it (`connection.ops`) costs a context-local lookup.
-
-type Columns = list[tuple[models.Field, type | None]]
-
-
-@functools.cache
-def _insert_statement(model: type[models.Model], vendor: str) -> tuple[str, Columns]:
-    meta, quote = model._meta, connection.ops.quote_name
-    fields = [field for field in meta.local_concrete_fields if field is not meta.auto_field]
-    statement = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
-        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(meta.pk.column)}"
-    )
-    return statement, _columns(fields)
-
-
-@functools.cache
-def _update_statement(
-    model: type[models.Model], names: tuple[str, ...], where: tuple[str, ...], vendor: str
-) -> tuple[str, Columns, Columns]:
-    meta, quote = model._meta, connection.ops.quote_name
-    sets, matched = [_field(meta, name) for name in names], [_field(meta, name) for name in where]
-    statement = (
-        f"UPDATE {quote(meta.db_table)}"
-        f" SET {', '.join(f'{quote(field.column)} = %s' for field in sets)}"
-        f" WHERE {' AND '.join(f'{quote(field.column)} = %s' for field in matched)}"
-    )
-    return statement, _columns(sets), _columns(matched)
-
-
-def _field(meta, name: str) -> models.Field:
-    return meta.pk if name == "pk" else meta.get_field(name)
-
-
-# The type of value each kind of column takes as it is: the ORM prepares an int for an integer
-# column, a str for a text one and None for either into the value itself, at some cost (a
-# save's 30 values through `get_db_prep_save` took 0.08 ms of its 1.36 ms in process).
-_INTEGERS = ("AutoField", "BigAutoField", "IntegerField", "BigIntegerField",
-             "SmallIntegerField", "PositiveIntegerField", "PositiveSmallIntegerField",
-             "PositiveBigIntegerField")  # fmt: skip
-_AS_IS = {**dict.fromkeys(_INTEGERS, int), "CharField": str, "TextField": str}
-
-
-def _columns(fields: list[models.Field]) -> Columns:
-    """Each field with the type it takes as it is; a key's, its target's (the related id)."""
-    return [(field, _AS_IS.get((field.target_field if field.is_relation else field)
-                               .get_internal_type())) for field in fields]  # fmt: skip
-
-
-def _prepared(database, field: models.Field, value, as_is: type | None):
-    """The value as the ORM writes it; a row stands for its key, as the ORM checks it."""
-    if type(value) is as_is or (value is None and as_is is not None):
-        return value
-    if hasattr(value, "resolve_expression"):
-        raise TypeError(f"{field.name}: {value!r} is an expression, not a plain value")
-    if isinstance(value, models.Model):
-        value = value.prepare_database_save(field)
-    return field.get_db_prep_save(value, database)
 
 
 # pg_advisory_lock's key for migrations: any number no other code here locks.
@@ -226,10 +130,9 @@ def checkpoint_in_background(path: str | None = None, every: float = CHECKPOINT_
     process, every `every` seconds, and never on a commit. Returns what stops it (the tests').
 
     SQLite checkpoints (with an fsync) on the commit that takes the log past 1,000 pages:
-    within that writer's turn, so every save queued behind it waited. Measured with the stress
-    mix at 1,000 phones on the benchmark's database: p99 155 ms so, 62 ms from a thread. The
-    server calls this as each process starts (scoresheet/wsgi.py); a management command or a
-    test process checkpoints the usual way."""
+    within that writer's turn, so every save queued behind it waited (docs/performance.md has
+    the figures). The server calls this as each process starts (scoresheet/wsgi.py); a
+    management command or a test process checkpoints the usual way."""
     path = path or sqlite_file(settings.DATABASES["default"])
     if path is None:
         return None

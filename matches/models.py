@@ -5,10 +5,8 @@ are given here, beside the fields.
 """
 
 import secrets
-from dataclasses import dataclass
-from functools import cache, lru_cache
 
-from django.db import connections, models
+from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -121,60 +119,6 @@ class Player(models.Model):
         return self.name
 
 
-@dataclass(frozen=True)
-class Played:
-    """A match as a new deal is checked against, read at one revision: the match (its
-    settings, status and revision), each deal's idempotency key and entry in order, and the
-    number of a deal saved with the key asked about and deleted since, if one was."""
-
-    match: "Match"
-    deals: tuple[tuple[str, rules.DealEntry], ...]
-    deleted_since: int | None
-
-
-# What of a match a deal is checked and scored against (Match.score, Match.why_closed).
-PLAYED_FIELDS = ("revision", "status", "line", "tie_rule", "claims_allowed",
-                 "declarations_allowed", "first_dealer", "players_per_side")  # fmt: skip
-
-
-class MatchManager(models.Manager):
-    def played(self, pk: int, idempotency_key: str = "") -> Played | None:
-        """The match as a save reads it, in one plain statement: through the ORM, the match
-        (the deletion logged with the key a subquery of it) and its deals cost a save 1.3 ms
-        of Python in two statements, this 0.15 to 0.2. None if there is no such match."""
-        with connections[self.db].cursor() as cursor:
-            cursor.execute(_played_sql(), [pk, Action.DEAL_DELETED, idempotency_key, pk])
-            rows = cursor.fetchall()
-        if not rows:
-            return None
-        count = len(PLAYED_FIELDS)
-        read = {"id": pk, **dict(zip(PLAYED_FIELDS, rows[0][:count], strict=True))}
-        for name in ("claims_allowed", "declarations_allowed"):  # SQLite's are 0 and 1
-            read[name] = bool(read[name])
-        names = [field.attname for field in self.model._meta.concrete_fields
-                 if field.attname in read]  # fmt: skip
-        match = self.model.from_db(self.db, names, [read[name] for name in names])
-        deals = tuple((key, Deal.entry_of(*entry))
-                      for number, key, *entry in (row[count + 1 :] for row in rows)
-                      if number is not None)  # fmt: skip
-        return Played(match, deals, rows[0][count])
-
-
-@cache
-def _played_sql() -> str:
-    deal = ", ".join(f"d.{name}" for name in ("idempotency_key", *Deal.ENTRY_FIELDS))
-    return (
-        f"SELECT {', '.join(f'm.{name}' for name in PLAYED_FIELDS)},"
-        # Not correlated (its match named, not m.id): computed once, not once a deal.
-        f" (SELECT c.deal_number FROM {Change._meta.db_table} c WHERE c.match_id = %s"
-        "   AND c.action = %s AND c.idempotency_key = %s AND c.idempotency_key <> ''"
-        "   ORDER BY c.id DESC LIMIT 1),"
-        f" d.number, {deal}"
-        f" FROM {Match._meta.db_table} m LEFT JOIN {Deal._meta.db_table} d ON d.match_id = m.id"
-        " WHERE m.id = %s ORDER BY d.number"
-    )
-
-
 class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
@@ -212,14 +156,12 @@ class Match(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="previous_match"
     )
 
-    objects = MatchManager()
-
     class Meta:
         verbose_name_plural = "matches"
         indexes = [
             models.Index(fields=["table", "status", "-started_at"]),
             # A table's version sums its matches' revisions in progress from the index alone
-            # (selectors._TABLE_SQL: the same condition, else the index is not used).
+            # (selectors.table_seen: the same condition, else the index is not used).
             models.Index(
                 fields=["table", "revision"],
                 condition=Q(status=Status.IN_PROGRESS),
@@ -330,6 +272,14 @@ class Match(models.Model):
                 _("The history does not keep enough of deal %(number)s to restore it.") % said
             ) from None
         return deleted
+
+    def deleted_under(self, idempotency_key: str) -> int | None:
+        """The number of the deal last saved under this key and deleted since, or None: a late
+        retry of that save is told so, not saved again."""
+        if not idempotency_key:
+            return None
+        deleted = self.changes.filter(action=Action.DEAL_DELETED, idempotency_key=idempotency_key)
+        return deleted.order_by("-id").values_list("deal_number", flat=True).first()
 
     def restorable_deletion(self) -> "Change | None":
         """The deletion Restore would undo now (of the deal that would be next), or None."""
@@ -515,17 +465,11 @@ class Deal(models.Model):
 
     @property
     def entry(self) -> rules.DealEntry:
-        return self.entry_of(*(getattr(self, name) for name in self.ENTRY_FIELDS))
+        return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
 
-    # A deal's entry from its columns: a save reads every deal's as plain values.
+    # The columns a deal's entry is typed into (the sheet's form takes them by these names).
     ENTRY_FIELDS = ("card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
                     "kind", "side")  # fmt: skip
-
-    @staticmethod
-    @lru_cache(maxsize=4096)  # entries are values, and deals repeat a few hundred of them
-    def entry_of(card_0: int, card_1: int, declared_0: int, declared_1: int, kind: str,
-                 side: int | None) -> rules.DealEntry:  # fmt: skip
-        return rules.DealEntry((card_0, card_1), (declared_0, declared_1), kind, side)
 
     def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
         """Take what the rules scored for this deal; the fields that changed."""

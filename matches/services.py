@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from matches import db, rules
+from matches import rules
 from matches.db import atomic
 from matches.models import (
     MATCH_DEALS_MAX,
@@ -159,29 +159,21 @@ class Recorded:
 
 
 def _log(match: Match, action: str, by: str, **values) -> Change:
-    change = Change(match=match, action=action, by=by[:80], **values)
-    db.insert(change)
-    return change
+    return Change.objects.create(match=match, action=action, by=by[:80], **values)
 
 
-def _changed(
-    match: Match, outcome: rules.Outcome | None = None, *, unlocked: bool = False, **fields
-) -> bool:
+def _changed(match: Match, outcome: rules.Outcome | None = None, **fields) -> None:
     """Save `fields`, and where the rules now leave the match (its totals, the side its
-    deals decide it for), and bump the revision, if the match is still at the revision it
-    was read at. The match is locked (`_lock`), so it is; or, `unlocked`, it was read
-    without a lock: False if another change came first, and nothing is written."""
+    deals decide it for), and bump the revision. The match was read with its lock
+    (`_lock`), so it is still at the revision read: a match read otherwise is refused."""
     if outcome is not None:
         fields.update(outcome_fields(outcome))
-    where = {"pk": match.pk, "revision": match.revision}
-    if not db.update(Match, where, {"revision": match.revision + 1, **fields}):
-        if unlocked:
-            return False
+    at_revision = Match.objects.filter(pk=match.pk, revision=match.revision)
+    if not at_revision.update(revision=F("revision") + 1, **fields):
         raise RuntimeError(f"{match} changed under its lock: read it with _lock")
     match.revision += 1
     for name, value in fields.items():
         setattr(match, name, value)
-    return True
 
 
 def _leaves_play(match: Match) -> None:
@@ -193,10 +185,11 @@ def _leaves_play(match: Match) -> None:
     table.update(revision=F("revision") + 1)
 
 
-def _lock(match: Match) -> Match:
-    """The match row, locked until the transaction ends: PostgreSQL takes a row lock; on
-    SQLite writers take turns (see matches.db)."""
-    return Match.objects.select_for_update(no_key=True).get(pk=match.pk)
+def _lock(match_id: int) -> Match:
+    """The match, read with its row locked until the transaction ends: every change to a
+    match starts here, so changes to one match take turns. PostgreSQL takes a row lock; on
+    SQLite writers take turns already (see matches.db)."""
+    return Match.objects.select_for_update(no_key=True).get(pk=match_id)
 
 
 def _open(match: Match) -> None:
@@ -438,6 +431,7 @@ def _seat(
     return match
 
 
+@atomic
 def record_deal(
     *,
     match_id: int,
@@ -450,70 +444,47 @@ def record_deal(
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
-    The same idempotency key again (a double tap, a retry) returns the deal it made.
-    Another phone's deal already at `number` raises DealConflict; nothing is written.
-    `action` is what the log calls it (a deal put back is logged as restored). The rules'
-    messages name the sides: `side_names` as the caller showed them, else as stored.
-
-    The match is read and the deal checked and scored before this writer's turn, which
-    then holds the three writes alone (every save on a SQLite file waits for that turn):
-    the deal is written only if the match is still at the revision read, else it is all
-    done again on the match as it now stands.
+    The same idempotency key again (a double tap, a retry) returns the deal it made; of a
+    deal deleted since, DeletedSince. Another phone's deal already at `number` raises
+    DealConflict; nothing is written. `action` is what the log calls it (a deal put back
+    is logged as restored). The rules' messages name the sides: `side_names` as the caller
+    showed them, else as stored.
     """
-    # A save sent again, of a deal deleted since: the number it had, read with the match.
-    recorded = bool(idempotency_key) and action == Action.DEAL_RECORDED
-    # Until the deal is written on the match as read: each try that fails does so because
-    # another change to this match was written first (the phones at one table take turns).
-    while True:
-        played = Match.objects.played(match_id, idempotency_key if recorded else "")
-        if played is None:
-            raise Match.DoesNotExist
-        match, keyed = played.match, played.deals
-        done = next((n for n, (key, _) in enumerate(keyed, 1)
-                     if idempotency_key and key == idempotency_key), None)  # fmt: skip
-        if done is not None:
-            saved = match.deals.filter(number=done, idempotency_key=idempotency_key).first()
-            if saved is None:  # deleted since it was read
-                continue
+    match = _lock(match_id)
+    deals = _deals(match)
+    if idempotency_key:
+        saved = next((deal for deal in deals if deal.idempotency_key == idempotency_key), None)
+        if saved is not None:
             if saved.entry != entry:
                 raise DealConflict(saved, resent=True)
             return Recorded(saved, created=False)
-        if played.deleted_since is not None:
-            raise DeletedSince(played.deleted_since)
-        _open(match)
-        if number <= len(keyed):
-            if (theirs := match.deals.filter(number=number).first()) is None:
-                continue  # deleted since it was read
-            raise DealConflict(theirs)
-        if number != len(keyed) + 1:  # deals were deleted on another phone meanwhile
-            raise StaleChange("renumbered", number=len(keyed) + 1)
-        if number > MATCH_DEALS_MAX:
-            raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
-        new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
-        entries = [*(entry for _, entry in keyed), entry]
-        names = side_names or _side_names(match)
-        outcome = match.score(entries, names, checked_from=number, new=new)
-        deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
-        deal.set_scored(outcome.deals[-1])
-        if _write_deal(match, deal, outcome, action, by):
-            return Recorded(deal, created=True, revision=match.revision)
-
-
-@atomic
-def _write_deal(match: Match, deal: Deal, outcome: rules.Outcome, action: str, by: str) -> bool:
-    """The deal, its log entry and the match's new revision, if the match is as it was read."""
-    if not _changed(match, outcome, unlocked=True):
-        return False
-    db.insert(deal)
-    _log(match, action, by, deal_number=deal.number, new=_document(deal))
-    return True
+        # A restore is saved under the key of the deal it puts back: that is no retry.
+        deleted = match.deleted_under(idempotency_key) if action == Action.DEAL_RECORDED else None
+        if deleted is not None:
+            raise DeletedSince(deleted)
+    _open(match)
+    if number <= len(deals):
+        raise DealConflict(deals[number - 1])
+    if number != len(deals) + 1:  # deals were deleted on another phone meanwhile
+        raise StaleChange("renumbered", number=len(deals) + 1)
+    if number > MATCH_DEALS_MAX:
+        raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
+    new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
+    entries = [*(deal.entry for deal in deals), entry]
+    outcome = match.score(entries, side_names or _side_names(match), checked_from=number, new=new)
+    deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
+    deal.set_scored(outcome.deals[-1])
+    deal.save(force_insert=True)
+    _log(match, action, by, deal_number=number, new=_document(deal))
+    _changed(match, outcome)
+    return Recorded(deal, created=True, revision=match.revision)
 
 
 @atomic
 def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
     """Put back deal `number`, deleted a moment ago, as the log kept it, while
     Match.deletion_to_restore allows. A second tap (any phone's) changes nothing."""
-    match = _lock(match)
+    match = _lock(match.pk)
     existing = match.deals.filter(number=number).first()
     if existing is not None:
         last = match.changes.filter(deal_number=number).order_by("-id").first()
@@ -535,7 +506,7 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
 def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "") -> Deal:
     """Change a recorded deal; the whole match is scored again. `version` is the deal's
     version the phone was showing: a stale edit is refused."""
-    match = _lock(deal.match)
+    match = _lock(deal.match_id)
     _open(match)
     deals = _deals(match)
     current = next((d for d in deals if d.pk == deal.pk), None)
@@ -588,7 +559,7 @@ def delete_last_deal(
     """Delete the last deal, naming it: a deal another phone just added is never hit. Undo
     also names the `revision` its phone was shown: since then another phone may have
     deleted that deal and entered another under its number. Returns the log's entry."""
-    match = _lock(match)
+    match = _lock(match.pk)
     _open(match)
     if revision is not None and revision != match.revision:
         raise StaleChange("undo_stale", number=number)
@@ -608,7 +579,7 @@ def end_match(*, match: Match, by: str = "") -> Match:
     """Bank the result, once the rules say the match is decided. Two phones tapping End
     match together both see it ended: the second changes nothing."""
     _leaves_play(match)
-    match = _lock(match)
+    match = _lock(match.pk)
     if match.finished:
         return match
     _open(match)
@@ -632,7 +603,7 @@ def stop_match(*, match: Match, by: str = "") -> Match:
     """Stop a match the rules have not decided (the evening is over): no winner, no stats.
     Reopened, it plays on. A second tap (any phone's) changes nothing."""
     _leaves_play(match)
-    match = _lock(match)
+    match = _lock(match.pk)
     if match.abandoned:
         return match
     _open(match)
@@ -648,7 +619,7 @@ def stop_match(*, match: Match, by: str = "") -> Match:
 def reopen_match(*, match: Match, by: str = "") -> Match:
     """Play on an ended or stopped match; it loses the rematch begun from it. A second tap
     (any phone's) changes nothing."""
-    match = _lock(match)
+    match = _lock(match.pk)
     if match.in_progress:
         return match
     if match.finished:
@@ -669,7 +640,7 @@ def rematch(*, match: Match, by: str = "") -> Match:
     deal passes on to the right, as it would have for one more deal. Once begun, the same
     rematch for every phone that asks (until the match is reopened)."""
     _lock_players(match.table)  # it seats them: not while they are renamed or merged
-    match = _lock(match)
+    match = _lock(match.pk)
     if match.in_progress:
         raise ServiceError("still_played")
     if match.next_match_id is not None:
@@ -693,7 +664,7 @@ def rematch(*, match: Match, by: str = "") -> Match:
 @atomic
 def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = "") -> Match:
     """Change the line, tie rule or claims; the deals so far must still stand under them."""
-    match = _lock(match)
+    match = _lock(match.pk)
     _open(match)
     old = _settings(match)
     if settings == old:
@@ -709,9 +680,8 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
 
 
 # Rows an import writes in one transaction: on SQLite, a save on another table waits for at
-# most one such batch, not for the whole import. 200: during the benchmark's 20 MB import, saves
-# on another table had a p99 of 81-109 ms (225-247 ms with 500 rows a batch); the import took
-# 13.4-13.7 s (12.3).
+# most one such batch, not for the whole import. More rows a batch made those saves wait
+# visibly longer in the benchmark's large import (docs/performance.md).
 IMPORT_BATCH_ROWS = 200
 
 

@@ -1,5 +1,6 @@
 """Several phones saving at once: real threads, real connections, a file database or PostgreSQL."""
 
+import functools
 import random
 import threading
 
@@ -7,7 +8,7 @@ import pytest
 from django.db import connection
 
 from matches import rules, services
-from matches.models import Deal, Match, Side, pair_name
+from matches.models import Action, Deal, Match, Side, pair_name
 from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,6 +90,75 @@ def test_eight_phones_saving_the_same_deal_leave_one_and_tell_the_others():
     assert on_threads(phone) == []
     assert Deal.objects.filter(match=match).count() == 1
     assert conflicts == [1] * (THREADS - 1)
+
+
+def first_holds_the_match(monkeypatch, first, then) -> BaseException | None:
+    """`first` runs on one phone and is held as it scores the match; `then` runs meanwhile on
+    another, which must wait for it. What `then` raised, if anything."""
+    scoring, release = threading.Event(), threading.Event()
+    score = Match.score
+
+    def held(self, *args, **kwargs):
+        if threading.current_thread().name == "first":
+            scoring.set()
+            release.wait(10)
+        return score(self, *args, **kwargs)
+
+    monkeypatch.setattr(Match, "score", held)
+    raised: list[BaseException] = []
+
+    def run(work) -> None:
+        try:
+            work()
+        except BaseException as error:
+            raised.append(error)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=run, args=(first,), name="first")
+    other = threading.Thread(target=run, args=(then,), name="then")
+    holder.start()
+    assert scoring.wait(10)
+    other.start()
+    other.join(0.3)
+    waited = other.is_alive()
+    release.set()
+    holder.join(30)
+    other.join(30)
+    assert waited, "the other phone went ahead of the one holding the match"
+    assert len(raised) <= 1
+    return raised[0] if raised else None
+
+
+def test_a_deal_another_phone_saves_while_this_one_holds_the_match_is_a_conflict(monkeypatch):
+    match = MatchFactory()
+    mine, theirs = deal_entry(1), deal_entry(2)
+    save = functools.partial(services.record_deal, match_id=match.pk, number=1)
+    raised = first_holds_the_match(
+        monkeypatch,
+        lambda: save(entry=mine, idempotency_key="a"),
+        lambda: save(entry=theirs, idempotency_key="b"),
+    )
+    assert isinstance(raised, services.DealConflict) and raised.deal.entry == mine
+    assert [deal.entry for deal in Deal.objects.filter(match=match)] == [mine]
+
+
+def test_a_deal_saved_while_another_phone_changes_the_line_is_scored_under_the_new_line(
+    monkeypatch,
+):
+    match = MatchFactory()
+    eleven = rules.MatchSettings(11, match.tie_rule, match.claims_allowed, True)
+    worked = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))  # 11 against 3
+    raised = first_holds_the_match(
+        monkeypatch,
+        lambda: services.change_settings(match=match, settings=eleven),
+        lambda: services.record_deal(match_id=match.pk, number=1, entry=worked),
+    )
+    assert raised is None
+    match.refresh_from_db()
+    assert (match.line, match.total_0, match.decided_for) == (11, 11, 0)  # decided at 11
+    actions = match.changes.order_by("id").values_list("action", flat=True)
+    assert list(actions) == [Action.SETTINGS_CHANGED, Action.DEAL_RECORDED]
 
 
 def test_merges_renames_and_a_rematch_at_once_are_done_or_refused_in_words():
