@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from matches import rules, selectors, services
 from matches.models import Change, Match, Player
-from matches.selectors import Record
+from matches.selectors import Record, sheet, stats
 from tests.factories import TableFactory
 from tests.html import one, parsed, words
 from tests.views.conftest import deal_data, history, play, queries, same_queries_at_any_size
@@ -224,15 +224,19 @@ def test_points_per_deal_round_half_up_as_people_round():
     assert Record("Nobody").points_per_deal == 0.0
 
 
+def test_the_chart_on_the_sheet_and_in_the_history_holds_its_worked_numbers():
+    assert doctest.testmod(sheet).failed == 0
+
+
 def test_a_long_name_beside_its_bar_is_cut_between_characters_one_sees():
-    assert doctest.testmod(selectors).failed == 0
+    assert doctest.testmod(stats).failed == 0
     # Never a thumb without its skin tone, nor an e without its accent (e + U+0301).
-    assert selectors._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
-    assert selectors._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
+    assert stats._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
+    assert stats._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
     # Nor half a flag: 🇮🇹 is two letters, cut before both.
-    assert selectors._label("abcdefghijklmn🇮🇹x") == "abcdefghijklmn…"
-    assert selectors._label("abcdefghijklm🇮🇹🇫🇷x") == "abcdefghijklm🇮🇹…"
-    assert selectors._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole
+    assert stats._label("abcdefghijklmn🇮🇹x") == "abcdefghijklmn…"
+    assert stats._label("abcdefghijklm🇮🇹🇫🇷x") == "abcdefghijklm🇮🇹…"
+    assert stats._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole
 
 
 def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):

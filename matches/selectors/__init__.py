@@ -1,0 +1,42 @@
+"""What the pages show, read in a fixed number of queries and scored by `matches.rules`,
+one module a page: `sheet` (a match as it is played, and what its polls compare),
+`history`, `tables` (a table's version and its list of matches) and `stats`.
+
+Each reader returns a frozen plain object the template draws, in the language active when it
+was read: no form, no request, no cache inside. Writes live in `matches.services`.
+"""
+
+from matches.selectors.history import Logged, match_changes
+from matches.selectors.sheet import (
+    Seating,
+    Sheet,
+    State,
+    as_typed,
+    kind_labels,
+    load_sheet,
+    match_state,
+    match_states,
+    seating,
+)
+from matches.selectors.stats import Record, Stats, table_stats
+from matches.selectors.tables import MatchLine, table_matches, table_seen
+
+__all__ = [
+    "Logged",
+    "MatchLine",
+    "Record",
+    "Seating",
+    "Sheet",
+    "State",
+    "Stats",
+    "as_typed",
+    "kind_labels",
+    "load_sheet",
+    "match_changes",
+    "match_state",
+    "match_states",
+    "seating",
+    "table_matches",
+    "table_seen",
+    "table_stats",
+]

@@ -1,0 +1,130 @@
+"""A match's history: every change to it, in words."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.paginator import Page, Paginator
+from django.utils.translation import gettext as _
+
+from matches import rules
+from matches.models import (
+    END_REASONS,
+    Action,
+    Change,
+    Match,
+)
+
+HISTORY_PAGE = 100  # changes a page
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One change to a match, in words."""
+
+    id: int
+    at: datetime
+    what: str
+    by: str
+    before: str
+    after: str
+    deal_number: int | None
+
+
+def match_changes(match: Match, side_names: tuple[str, str], page: str | None) -> Page:
+    """Every change to a match, newest first, a hundred a page (an imported log may be
+    long), each said in words."""
+    changes = Paginator(match.changes.order_by("-at", "-id"), HISTORY_PAGE).get_page(page)
+    changes.object_list = [_logged(change, side_names) for change in changes.object_list]
+    return changes
+
+
+def _logged(change: Change, side_names: tuple[str, str]) -> Logged:
+    deal_actions = {
+        Action.DEAL_RECORDED: _("Deal %(number)s recorded"),
+        Action.DEAL_EDITED: _("Deal %(number)s edited"),
+        Action.DEAL_DELETED: _("Deal %(number)s deleted"),
+        Action.DEAL_RESTORED: _("Deal %(number)s restored"),
+    }
+    if change.action in deal_actions:
+        what = deal_actions[change.action] % {"number": change.deal_number}
+    else:
+        what = str(change.get_action_display()).capitalize()
+    return Logged(
+        id=change.pk,
+        at=change.at,
+        what=what,
+        by=change.by,
+        before=describe(change.old, side_names),
+        after=describe(change.new, side_names),
+        deal_number=change.deal_number,
+    )
+
+
+def describe(values: dict | None, side_names: tuple[str, str]) -> str:
+    """What the log keeps of a change, in words: a deal's points, settings, a result, the
+    totals, a player's name. Odd values (an imported log may hold anything) as they are."""
+    if not values:
+        return ""
+    if "points" in values:
+        return _describe_deal(values, side_names)
+    if "line" in values:
+        tie = {
+            rules.TieRule.ANOTHER_DEAL: _("tie: always another deal"),
+            rules.TieRule.HIGHER_TOTAL: _("tie: higher total wins"),
+        }.get(values.get("tie_rule"), _("tie: higher total wins"))
+        claims = _("claims allowed") if values.get("claims_allowed") else _("no claims")
+        line = _("line %(line)s") % {"line": values["line"]}
+        if values.get("declarations_allowed", True):
+            return f"{line}, {tie}, {claims}"
+        return f"{line}, {tie}, {claims}, {_('no declarations')}"
+    if "reason" in values:
+        return _describe_result(values, side_names)
+    if "totals" in values:
+        return _totals(values["totals"])
+    return str(values.get("player", ""))
+
+
+def _describe_deal(values: dict, side_names: tuple[str, str]) -> str:
+    kind, side = values.get("kind"), values.get("side")
+    label = {
+        rules.DealKind.CAPPOTTO: _("cappotto"),
+        rules.DealKind.STRAMAZZO: _("stramazzo"),
+        rules.DealKind.CLAIM: _("claim"),
+    }.get(kind, "")
+    parts = []
+    for i, name in enumerate(side_names):
+        cards, declared, points = (_at(values.get(key), i) for key in
+                                   ("card_points", "declared_points", "points"))  # fmt: skip
+        swept = side == i and kind != rules.DealKind.CLAIM
+        said = f"{name} {cards} + {declared} {'→' if swept else '='} {points}"
+        if side == i and label:
+            to_line = ", " + _("to the line") if swept else ""
+            said += f" ({label}{to_line})"
+        parts.append(said)
+    return " · ".join(parts)
+
+
+def _at(pair: object, index: int) -> object:
+    return pair[index] if isinstance(pair, list) and len(pair) == 2 else "?"
+
+
+def _describe_result(values: dict, side_names: tuple[str, str]) -> str:
+    winner, reason = values.get("winner"), values.get("reason")
+    said = []
+    if winner in (0, 1):
+        said.append(_("won by %(side)s") % {"side": side_names[winner]})
+    if reason == rules.EndReason.CLAIM and values.get("claimer") in (0, 1):
+        claimer = values["claimer"]
+        if claimer == winner:
+            said.append(_("claimed rightly"))
+        else:
+            said.append(_("wrong claim by %(side)s") % {"side": side_names[claimer]})
+    else:
+        said.append(str(dict(END_REASONS).get(reason, reason)))
+    if "totals" in values:
+        said.append(_totals(values["totals"]))
+    return " · ".join(said)
+
+
+def _totals(totals: object) -> str:
+    return f"{_at(totals, 0)}\u2013{_at(totals, 1)}"  # an en dash, as the sheet writes them
