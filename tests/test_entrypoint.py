@@ -3,9 +3,11 @@
 Each test starts it on a free port and waits for what the server says (its workers started,
 its process ended), never for a number of seconds."""
 
+import http.client
 import os
 import queue
 import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -16,6 +18,7 @@ import urllib.request
 from contextlib import closing
 from http.cookies import SimpleCookie
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -96,6 +99,12 @@ class Server:
             elif begun := re.search(r"Started worker-(\d+)", line):
                 started.add(begun[1])
         return pids
+
+    def kill(self, pid: int) -> None:
+        """Kills a worker of this server as the kernel's out-of-memory killer would."""
+        parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        assert int(parent) == self.process.pid, "not this server's worker"
+        os.kill(pid, signal.SIGKILL)
 
     def stop(self) -> str:
         """Stops the server (if it still runs); all it wrote."""
@@ -191,3 +200,143 @@ def test_servers_starting_together_migrate_in_turn(tmp_path):
         if fresh:
             with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as admin:
                 admin.execute(f"DROP DATABASE IF EXISTS {fresh} WITH (FORCE)")
+
+
+class Phone:
+    """A phone at the server as a browser is: its session cookie, and the token its page gave
+    sent with each form. Each request on a connection of its own."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookie = ""
+        page = self.send("GET", "/")[2].decode()
+        self.token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+
+    def send(self, method: str, path: str, form: dict | None = None) -> tuple[int, str, bytes]:
+        """The answer's status, where it redirects to, and its body."""
+        headers = {"Cookie": self.cookie, "Connection": "close"}
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers.update({"Content-Type": "application/x-www-form-urlencoded",
+                            "X-CSRFToken": self.token})  # fmt: skip
+        client = http.client.HTTPConnection("127.0.0.1", self.port, timeout=HANG_GUARD)
+        try:
+            client.request(method, path, body, headers)
+            answer = client.getresponse()
+            content = answer.read()
+        finally:
+            client.close()
+        for cookie in answer.headers.get_all("Set-Cookie") or ():
+            self.cookie = f"sessionid={SimpleCookie(cookie)['sessionid'].value}"
+        return answer.status, answer.getheader("Location", ""), content
+
+    def start_match(self) -> str:
+        """A table of its own and a match in it, line 101; where its deals are saved."""
+        status, table, _ = self.send("POST", "/tables/new", {"name": "Bar"})
+        assert status == 302, table
+        new_match = {"players_per_side": "1", "player_0": "Ann", "player_1": "Bo", "line": "101",
+                     "tie_rule": "higher_total", "first_dealer": "1"}  # fmt: skip
+        status, match, _ = self.send("POST", table.split("?")[0] + "matches/new", new_match)
+        assert status == 302, match
+        return match + "deals"
+
+    def save(self, url: str, number: int) -> tuple[int, str]:
+        """Deal `number` sent until an answer comes back, as the sheet's script sends it again
+        after a connection lost: under the same idempotency key."""
+        deal = {"number": number, "key": deal_key(url, number), "kind": "normal",
+                "card_points_0": 5 + number % 2, "card_points_1": 6 - number % 2,
+                "declared_points_0": 0, "declared_points_1": 0}  # fmt: skip
+        for _try in range(20):
+            try:
+                return self.send("POST", url, deal)[:2]
+            except (OSError, http.client.HTTPException):
+                continue  # the worker answering it was killed
+        raise AssertionError(f"deal {number}: no answer in 20 tries")
+
+
+def deal_key(url: str, number: int) -> str:
+    return f"deal-{number}-of-match-{match_id(url)}"
+
+
+def match_id(url: str) -> int:
+    return int(re.search(r"/m/(\d+)/", url)[1])
+
+
+@pytest.mark.skipif("DATABASE_URL" in os.environ, reason="reads the SQLite file")
+def test_a_worker_killed_during_saves_is_replaced_and_every_acknowledged_save_is_stored_once(
+    tmp_path,
+):
+    saves = 12  # each phone's; at line 101 no side reaches it
+    server = Server(tmp_path, workers=2)
+    try:
+        workers = server.ready()
+        phones = [Phone(server.port) for _ in range(2)]
+        urls = [phone.start_match() for phone in phones]
+        answers: list[list[tuple[int, str]]] = [[], []]
+        failures: list[BaseException] = []
+        some_saved = threading.Event()
+
+        def keep_saving(phone: Phone, url: str, answered: list) -> None:
+            try:
+                for number in range(1, saves + 1):
+                    answered.append(phone.save(url, number))
+                    if sum(map(len, answers)) >= 4:
+                        some_saved.set()
+            except BaseException as error:
+                failures.append(error)
+                some_saved.set()
+
+        savers = [
+            threading.Thread(target=keep_saving, args=(phone, url, answered))
+            for phone, url, answered in zip(phones, urls, answers, strict=True)
+        ]
+        for saver in savers:
+            saver.start()
+        assert some_saved.wait(timeout=HANG_GUARD)
+        server.kill(workers[1])  # while the phones go on saving
+        server.wait_for(r"Unexpected exit from worker-1")
+        replaced = int(server.wait_for(r"Spawning worker-1 with PID: (\d+)")[1])
+        server.wait_for(r"Started worker-1")
+        for saver in savers:
+            saver.join(timeout=HANG_GUARD)
+        assert failures == []
+        assert replaced != workers[1]
+        healthz = f"http://127.0.0.1:{server.port}/healthz"
+        with urllib.request.urlopen(healthz, timeout=HANG_GUARD) as health:
+            assert health.status == 200
+        assert server.process.poll() is None
+    finally:
+        log = server.stop()
+    stored = {}
+    with closing(sqlite3.connect(server.data / "db.sqlite3")) as db:
+        for match, number, key, cards in db.execute(
+            "SELECT match_id, number, idempotency_key, card_points_0 FROM matches_deal"
+        ):
+            stored.setdefault(match, []).append((number, key, cards))
+    for url, answered in zip(urls, answers, strict=True):
+        assert len(answered) == saves
+        sheet = re.escape(url.removesuffix("deals"))
+        for number, (status, location) in enumerate(answered, start=1):
+            assert status == 302 and re.fullmatch(rf"{sheet}\?saved={number}(&at=\d+)?", location)
+        sent = [(n, deal_key(url, n), 5 + n % 2) for n in range(1, saves + 1)]
+        assert sorted(stored.pop(match_id(url))) == sent, log  # each once, as sent
+    assert stored == {}
+    assert "Worker crash loop" not in log
+
+
+def test_a_worker_that_dies_again_once_replaced_stops_the_server_saying_so(tmp_path):
+    """A crash loop: the server exits with a failure, for the container to be started again."""
+    server = Server(tmp_path, workers=2)
+    try:
+        server.kill(server.ready()[1])
+        for _kill in range(10):  # each new worker-1 killed as it is spawned, until granian stops
+            spawned = server.wait_for(r"Spawning worker-1 with PID: (\d+)|crash loop detected")
+            if spawned[1] is None:
+                break
+            server.kill(int(spawned[1]))
+        status = server.process.wait(timeout=HANG_GUARD)
+    finally:
+        log = server.stop()
+    assert status == 1
+    assert "[ERROR] Worker crash loop detected, exiting" in log
