@@ -3,10 +3,13 @@ a secret, and the WSGI application the server is given."""
 
 import errno
 import io
+import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -46,6 +49,53 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off():
     result = manage("check", **{**PRODUCTION, "DJANGO_SECRET_KEY": ""})
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+SHOW_DATABASE = (
+    "import json; from django.conf import settings; d = settings.DATABASES['default']; "
+    "shown = ('ENGINE', 'NAME', 'CONN_MAX_AGE', 'OPTIONS'); "
+    "print(json.dumps({k: d[k] for k in shown}, default=str))"
+)
+
+
+def test_a_sqlite_url_gets_the_settings_of_the_default_sqlite_and_serves(tmp_path):
+    """WAL, IMMEDIATE transactions, the busy timeout, and the writers' turn, beside its file."""
+    default = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **PRODUCTION,
+                     DJANGO_VAR_DIR=str(tmp_path / "var"), DATABASE_URL="")  # fmt: skip
+    named = tmp_path / "scores" / "tressette.sqlite3"
+    env = {
+        **PRODUCTION,
+        "DJANGO_VAR_DIR": str(tmp_path / "var"),
+        "DATABASE_URL": f"sqlite:///{named}",
+    }
+    shown = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **env)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == {**json.loads(default.stdout), "NAME": str(named)}
+    assert manage("migrate", "--no-input", "-v", "0", **env).returncode == 0
+    create = "from matches import services; services.create_table(name='Bar')"
+    created = manage("shell", "--no-imports", "-c", create, **env)
+    assert created.returncode == 0, created.stderr
+    with closing(sqlite3.connect(named)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("SELECT name FROM matches_table").fetchall() == [("Bar",)]
+    assert (named.parent / "tressette.sqlite3.writers.lock").exists()
+    # PostgreSQL's own options are PostgreSQL's only.
+    postgres = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **PRODUCTION,
+                      DATABASE_URL="postgres://scorer@db.example.org/scores")  # fmt: skip
+    options = json.loads(postgres.stdout)["OPTIONS"]
+    assert options == {"server_side_binding": True, "prepare_threshold": 2}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["mysql://scorer:hunter2@db/scores", "sqlite://", "sqlite:///x.sqlite3?mode=ro", "scores.db"],
+)
+def test_a_database_url_the_app_cannot_use_is_refused_at_start_in_words(url):
+    result = manage("check", **PRODUCTION, DATABASE_URL=url)
+    assert result.returncode != 0
+    assert "DATABASE_URL must name PostgreSQL (postgres://" in result.stderr
+    assert "or a SQLite file (sqlite:////" in result.stderr
+    assert "hunter2" not in result.stderr
 
 
 def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, tmp_path):
