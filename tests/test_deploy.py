@@ -5,10 +5,12 @@ import errno
 import io
 import json
 import os
+import pickle
 import shutil
 import sqlite3
 import subprocess
 import sys
+import zlib
 from contextlib import closing
 from pathlib import Path
 
@@ -191,6 +193,48 @@ def test_a_value_the_cache_cannot_write_is_a_miss_and_a_third_of_it_makes_way(
     assert cache.get("drawn-10") is None
     assert len(cache._list_cache_files()) == 6
     assert "kept nothing" in caplog.text and "No space left" in caplog.text
+
+
+class Planted:
+    """A pickle whose reading runs code: it makes the file `ran`."""
+
+    def __init__(self, ran: Path) -> None:
+        self.ran = ran
+
+    def __reduce__(self):
+        return (open, (str(self.ran), "x"))
+
+
+def test_a_cache_folder_made_again_by_someone_else_is_never_read_nor_written(tmp_path, caplog):
+    """The cache's folder deleted while the server runs, and made again by someone else, open
+    to all, with a pickle planted in it."""
+    folder, ran = tmp_path / "cache", tmp_path / "ran"
+    cache = FileCache(str(folder), {})
+    shutil.rmtree(folder)
+    cache.set("drawn", "page", 60)  # made again by the app: its own, and used
+    assert cache.get("drawn") == "page"
+    planted = Path(cache._key_to_file("drawn"))
+    shutil.rmtree(folder)
+    folder.mkdir()
+    folder.chmod(0o777)
+    planted.write_bytes(pickle.dumps(None) + zlib.compress(pickle.dumps(Planted(ran))))
+    assert cache.get("drawn") is None and not cache.has_key("drawn")
+    assert not cache.touch("drawn")
+    cache.set("other", "page", 60)
+    assert [path.name for path in folder.iterdir()] == [planted.name]  # nothing written there
+    assert not ran.exists()
+    assert "not this user's alone" in caplog.text
+    folder.chmod(0o700)
+    if os.getuid() == 0:  # a file or folder of another user's, whatever its mode
+        os.chown(planted, 12345, -1)
+        assert cache.get("drawn") is None
+        os.chown(folder, 12345, -1)
+        assert cache.get("drawn") is None
+        assert not ran.exists()
+        os.chown(folder, 0, -1)
+    planted.unlink()
+    cache.set("drawn", "page", 60)  # the folder this user's alone again: used again
+    assert cache.get("drawn") == "page"
 
 
 def test_a_cache_for_many_app_servers_is_named_by_its_address():
