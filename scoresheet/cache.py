@@ -33,6 +33,11 @@ class FileCache(FileBasedCache):
 
     _refused = False  # said once, until the folder is this user's alone again
 
+    def __init__(self, dir, params) -> None:
+        # A folder named through a link is the folder it leads to as the server starts: on
+        # every use after that, a link in its place is refused.
+        super().__init__(os.path.realpath(dir), params)
+
     def get(self, key, default=None, version=None):
         return super().get(key, default, version) if self._private_folder() else default
 
@@ -79,5 +84,7 @@ class FileCache(FileBasedCache):
             return True
         if not self._refused:
             self._refused = True
-            logger.warning("The cache does not use %s: it is not this user's alone", self._dir)
+            logger.warning(
+                "The cache does not use %s: not this user's alone, or not a folder", self._dir
+            )
         return False

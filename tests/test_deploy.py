@@ -224,6 +224,12 @@ def test_a_cache_folder_made_again_by_someone_else_is_never_read_nor_written(tmp
     assert [path.name for path in folder.iterdir()] == [planted.name]  # nothing written there
     assert not ran.exists()
     assert "not this user's alone" in caplog.text
+    elsewhere = tmp_path / "elsewhere"  # a link in its place, to a folder open to all
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere)
+    assert cache.get("drawn") is None and not ran.exists()
+    folder.unlink()
+    elsewhere.rename(folder)
     folder.chmod(0o700)
     if os.getuid() == 0:  # a file or folder of another user's, whatever its mode
         os.chown(planted, 12345, -1)
@@ -235,6 +241,8 @@ def test_a_cache_folder_made_again_by_someone_else_is_never_read_nor_written(tmp
     planted.unlink()
     cache.set("drawn", "page", 60)  # the folder this user's alone again: used again
     assert cache.get("drawn") == "page"
+    (tmp_path / "named").symlink_to(folder)  # named through a link: the folder it leads to
+    assert FileCache(str(tmp_path / "named"), {}).get("drawn") == "page"
 
 
 def test_a_cache_for_many_app_servers_is_named_by_its_address():
