@@ -24,6 +24,9 @@ ENV PATH=/app/.venv/bin:$PATH \
     DJANGO_ALLOWED_HOSTS=localhost
 VOLUME /data
 EXPOSE 8000
+# Run it with a restart policy (docker run --restart unless-stopped): on a crash loop of its
+# workers the server exits with status 1 (bin/entrypoint). Docker marks the container unhealthy
+# after three failed checks; an orchestrator, not Docker alone, restarts it for that.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://localhost:8000/healthz', timeout=4).status != 200)"
 ENTRYPOINT ["bin/entrypoint"]

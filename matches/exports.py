@@ -10,6 +10,7 @@ queries as ten. Every score comes from `matches.rules`.
 import csv
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -63,8 +64,10 @@ CSV_HEADER = (
     _("Winner"),
     _("Won by"),
 )
-# A spreadsheet runs a cell starting with one of these as a formula.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Where a spreadsheet may begin a cell in a text: at its start, or after a separator (either:
+# one set to the other separator splits at it, quotes or not) or a line break; then perhaps
+# spaces or quotes it drops, and a character that makes the cell a formula.
+_FORMULA_AT_A_CELLS_START = re.compile(r"(?:^|[,;\t\r\n])[ '\"]*(?=[=+\-@\t\r])")
 # Rows of many matches, in the order the matches are exported.
 _BY_MATCH = ("match__started_at", "match_id")
 
@@ -131,10 +134,14 @@ class _Echo:
 
 
 def _cell(value: object) -> object:
-    """Text a spreadsheet would run as a formula gets a leading quote, also behind quotes or
-    spaces a spreadsheet may drop first."""
-    if isinstance(value, str) and value.lstrip(" '\"").startswith(_FORMULA_STARTS):
-        return "'" + value
+    """Text a spreadsheet would run as a formula, wherever it may begin a cell, gets a quote
+    just before it (OWASP's advice against CSV injection), and so shows as text:
+
+    >>> _cell("=2+2"), _cell("Bo;=2+2"), _cell("Cy, =3+3"), _cell("2026-11-29")
+    ("'=2+2", "Bo;'=2+2", "Cy, '=3+3", '2026-11-29')
+    """
+    if isinstance(value, str):
+        return _FORMULA_AT_A_CELLS_START.sub(lambda start: start[0] + "'", value)
     return value
 
 

@@ -3,10 +3,15 @@ a secret, and the WSGI application the server is given."""
 
 import errno
 import io
+import json
 import os
+import pickle
 import shutil
+import sqlite3
 import subprocess
 import sys
+import zlib
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -46,6 +51,53 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off():
     result = manage("check", **{**PRODUCTION, "DJANGO_SECRET_KEY": ""})
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+SHOW_DATABASE = (
+    "import json; from django.conf import settings; d = settings.DATABASES['default']; "
+    "shown = ('ENGINE', 'NAME', 'CONN_MAX_AGE', 'OPTIONS'); "
+    "print(json.dumps({k: d[k] for k in shown}, default=str))"
+)
+
+
+def test_a_sqlite_url_gets_the_settings_of_the_default_sqlite_and_serves(tmp_path):
+    """WAL, IMMEDIATE transactions, the busy timeout, and the writers' turn, beside its file."""
+    default = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **PRODUCTION,
+                     DJANGO_VAR_DIR=str(tmp_path / "var"), DATABASE_URL="")  # fmt: skip
+    named = tmp_path / "scores" / "tressette.sqlite3"
+    env = {
+        **PRODUCTION,
+        "DJANGO_VAR_DIR": str(tmp_path / "var"),
+        "DATABASE_URL": f"sqlite:///{named}",
+    }
+    shown = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **env)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == {**json.loads(default.stdout), "NAME": str(named)}
+    assert manage("migrate", "--no-input", "-v", "0", **env).returncode == 0
+    create = "from matches import services; services.create_table(name='Bar')"
+    created = manage("shell", "--no-imports", "-c", create, **env)
+    assert created.returncode == 0, created.stderr
+    with closing(sqlite3.connect(named)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("SELECT name FROM matches_table").fetchall() == [("Bar",)]
+    assert (named.parent / "tressette.sqlite3.writers.lock").exists()
+    # PostgreSQL's own options are PostgreSQL's only.
+    postgres = manage("shell", "--no-imports", "-c", SHOW_DATABASE, **PRODUCTION,
+                      DATABASE_URL="postgres://scorer@db.example.org/scores")  # fmt: skip
+    options = json.loads(postgres.stdout)["OPTIONS"]
+    assert options == {"server_side_binding": True, "prepare_threshold": 2}
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["mysql://scorer:hunter2@db/scores", "sqlite://", "sqlite:///x.sqlite3?mode=ro", "scores.db"],
+)
+def test_a_database_url_the_app_cannot_use_is_refused_at_start_in_words(url):
+    result = manage("check", **PRODUCTION, DATABASE_URL=url)
+    assert result.returncode != 0
+    assert "DATABASE_URL must name PostgreSQL (postgres://" in result.stderr
+    assert "or a SQLite file (sqlite:////" in result.stderr
+    assert "hunter2" not in result.stderr
 
 
 def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, tmp_path):
@@ -141,6 +193,56 @@ def test_a_value_the_cache_cannot_write_is_a_miss_and_a_third_of_it_makes_way(
     assert cache.get("drawn-10") is None
     assert len(cache._list_cache_files()) == 6
     assert "kept nothing" in caplog.text and "No space left" in caplog.text
+
+
+class Planted:
+    """A pickle whose reading runs code: it makes the file `ran`."""
+
+    def __init__(self, ran: Path) -> None:
+        self.ran = ran
+
+    def __reduce__(self):
+        return (open, (str(self.ran), "x"))
+
+
+def test_a_cache_folder_made_again_by_someone_else_is_never_read_nor_written(tmp_path, caplog):
+    """The cache's folder deleted while the server runs, and made again by someone else, open
+    to all, with a pickle planted in it."""
+    folder, ran = tmp_path / "cache", tmp_path / "ran"
+    cache = FileCache(str(folder), {})
+    shutil.rmtree(folder)
+    cache.set("drawn", "page", 60)  # made again by the app: its own, and used
+    assert cache.get("drawn") == "page"
+    planted = Path(cache._key_to_file("drawn"))
+    shutil.rmtree(folder)
+    folder.mkdir()
+    folder.chmod(0o777)
+    planted.write_bytes(pickle.dumps(None) + zlib.compress(pickle.dumps(Planted(ran))))
+    assert cache.get("drawn") is None and not cache.has_key("drawn")
+    assert not cache.touch("drawn")
+    cache.set("other", "page", 60)
+    assert [path.name for path in folder.iterdir()] == [planted.name]  # nothing written there
+    assert not ran.exists()
+    assert "not this user's alone" in caplog.text
+    elsewhere = tmp_path / "elsewhere"  # a link in its place, to a folder open to all
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere)
+    assert cache.get("drawn") is None and not ran.exists()
+    folder.unlink()
+    elsewhere.rename(folder)
+    folder.chmod(0o700)
+    if os.getuid() == 0:  # a file or folder of another user's, whatever its mode
+        os.chown(planted, 12345, -1)
+        assert cache.get("drawn") is None
+        os.chown(folder, 12345, -1)
+        assert cache.get("drawn") is None
+        assert not ran.exists()
+        os.chown(folder, 0, -1)
+    planted.unlink()
+    cache.set("drawn", "page", 60)  # the folder this user's alone again: used again
+    assert cache.get("drawn") == "page"
+    (tmp_path / "named").symlink_to(folder)  # named through a link: the folder it leads to
+    assert FileCache(str(tmp_path / "named"), {}).get("drawn") == "page"
 
 
 def test_a_cache_for_many_app_servers_is_named_by_its_address():

@@ -1,6 +1,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -261,33 +262,43 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
 
 
-@pytest.mark.parametrize(("language", "name"), [("en", "Bo;=2+2"), ("it", "Cy,=3+3")])
-def test_a_name_holding_the_other_separator_stays_one_cell_whichever_a_spreadsheet_uses(
-    language, name
+@pytest.mark.parametrize(
+    ("language", "name", "shown"),
+    [
+        ("en", "Bo;=2+2", "Bo;'=2+2"),
+        ("it", "Cy,=3+3", "Cy,'=3+3"),
+        ("en", 'Di, "@SUM(1)', "Di, \"'@SUM(1)"),
+        ("it", "Ed\n+1", "Ed\n'+1"),
+    ],
+)
+def test_no_cell_starts_a_formula_whichever_separator_a_spreadsheet_splits_at(
+    language, name, shown
 ):
     table = services.create_table(name="Bar")
-    match = services.start_match(table=table, players=[[name, "Carla"], ["Beppe", "Dino"]])
+    match = services.start_match(
+        table=table, players=[[name, "Carla"], ["Beppe", "Dino"]], side_names=[name, ""]
+    )
     record(match, WORKED)
     with translation.override(language):
         text = "".join(exports.table_csv_rows(table))
-    assert f'"{name}"' in text
-    for separator in (",", ";"):  # read as either: no cell starts a formula
+    own = ";" if language == "it" else ","
+    row = list(csv.reader(io.StringIO(text, newline=""), delimiter=own))[1]
+    assert (row[4], row[7], row[8]) == (shown, shown, f"{shown} & Carla")  # one cell each
+    for separator in (",", ";", "\t"):  # read as any: no cell starts a formula
         cells = spreadsheet_cells(text, separator)
-        assert [cell for cell in cells if cell.lstrip(" '\"")[:1] in {"=", "+", "-", "@"}] == []
+        assert [cell for cell in cells if cell.lstrip(' "')[:1] in FORMULA_STARTS] == []
+
+
+FORMULA_STARTS = {"=", "+", "-", "@", "\t", "\r"}
 
 
 def spreadsheet_cells(text: str, separator: str) -> list[str]:
-    """Cells as a spreadsheet splits them: at the separator, except between quotes."""
-    cells, cell, quoted = [], "", False
-    for char in text:
-        if char == '"':
-            quoted = not quoted
-        elif char in (separator, "\n") and not quoted:
-            cells.append(cell)
-            cell = ""
-            continue
-        cell += char
-    return [*cells, cell]
+    """Cells as spreadsheets split a file at `separator` and line breaks: those that take a
+    quote only at a cell's start as opening it (as Python's csv does), and those that take
+    quotes as any other character."""
+    honouring = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    ignoring = re.split(f"[{separator}\r\n]", text)
+    return [cell for row in honouring for cell in row] + ignoring
 
 
 def test_a_formula_behind_spaces_or_quotes_is_neutralised():
@@ -298,7 +309,7 @@ def test_a_formula_behind_spaces_or_quotes_is_neutralised():
     record(match, WORKED)
     row = csv_rows(exports.table_csv_rows(table))[1]
     assert row[4] == "''=1+1"
-    assert row[7] == "'' @x"
+    assert row[7] == "' '@x"  # the quote just before what a spreadsheet would run
 
 
 def test_hostile_names_are_quoted_by_csv():

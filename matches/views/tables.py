@@ -7,7 +7,7 @@ import segno
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
@@ -171,9 +171,7 @@ def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:
 @require_POST
 def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
     key = request.POST.get("key", "")
-    table = _rotated_by(request, token, Table.rotation_of(which, key)) or scorer_table(
-        request, token
-    )
+    table = _to_rotate(request, token, Table.rotation_of(which, key))
     try:
         table = services.rotate_link(table=table, which=which, key=key)
     except services.LinkChanged:  # by another phone, since this one was let in
@@ -183,18 +181,24 @@ def rotate_link(request: HttpRequest, token: str, which: str) -> HttpResponse:
     return done(request, reverse("table", args=[table.viewer_token]) + f"?rotated={which}#rotated")
 
 
-def _rotated_by(request: HttpRequest, token: str, rotation: str) -> Table | None:
-    """The table whose link this very request made already (a double tap, the first answer
-    never seen): this phone may learn the new link, which its page named by `token` may no
-    longer reach (a new view link), and its session may no longer open (a new scorer link)."""
-    if not rotation:
-        return None
-    asked = Q(viewer_token=token) | Q(rotated_from=token)
-    table = Table.objects.filter(asked, rotation=rotation).first()
+def _to_rotate(request: HttpRequest, token: str, rotation: str) -> Table:
+    """The table, for a phone that may change it, read in one query: by the link its page
+    showed, or as this very request's key left it (a double tap whose first answer was never
+    seen: the page's view link may be gone, the session may no longer open the scorer link).
+    A tap that reads it just before the other tap saves its new link is answered the same:
+    the service reads the table again once it is this tap's turn."""
+    asked = Q(viewer_token=token)
+    if rotation:
+        asked |= Q(rotated_from=token, rotation=rotation)
+    table = Table.objects.filter(asked).first()
     if table is None:
-        return None
-    scored = can_score(request, table) or joined_with(request, table.pk, table.rotated_from)
-    return table if scored else None
+        raise Http404
+    rotated = bool(rotation) and table.rotation == rotation
+    if can_score(request, table) or (
+        rotated and joined_with(request, table.pk, table.rotated_from)
+    ):
+        return table
+    raise PermissionDenied
 
 
 @table_page

@@ -4,6 +4,7 @@ and players, and a new match."""
 from http.cookies import SimpleCookie
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -583,6 +584,36 @@ def test_a_double_tap_on_a_new_link_makes_one_and_the_phone_keeps_it(scorer, tab
     assert (table.scorer_token, table.viewer_token) == made  # no second new link
     page = parsed(before_answer.get(again["Location"].split("#")[0], **EN))
     assert one(page, "#scorer-url")["value"].endswith(f"/join/{made[0]}/")  # it scores
+
+
+@pytest.mark.parametrize("which", ["scorer", "viewer"])
+def test_a_second_tap_that_read_the_table_as_the_first_made_its_link_ends_on_the_new_link(
+    scorer, table, which
+):
+    """The two taps of a double tap at once: the second reads the table, then the first's new
+    link is saved, before the second reads it again. Both taps are answered alike."""
+    page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
+    key = one(page, f"#own input[name=key][form=rotate-{which}]")["value"]
+    second_tap = _second_phone_of(scorer)
+    first_tap_answered = []
+
+    def first_tap_lands(execute, sql, params, many, context):
+        result = execute(sql, params, many, context)
+        if not first_tap_answered and sql.startswith("SELECT") and '"matches_table"' in sql:
+            first_tap_answered.append(None)  # the first tap's own reads come here too
+            made = services.rotate_link(table=Table.objects.get(), which=which, key=key)
+            first_tap_answered[0] = reverse("table", args=[made.viewer_token])
+        return result
+
+    url = reverse("rotate_link", args=[table.viewer_token, which])
+    with connection.execute_wrapper(first_tap_lands):
+        again = second_tap.post(url, {"key": key}, **EN)
+    assert again.status_code == 302
+    assert again["Location"] == first_tap_answered[0] + f"?rotated={which}#rotated"
+    table.refresh_from_db()
+    assert reverse("table", args=[table.viewer_token]) == first_tap_answered[0]  # one new link
+    page = parsed(second_tap.get(again["Location"].split("#")[0], **EN))
+    assert one(page, "#scorer-url")["value"].endswith(f"/join/{table.scorer_token}/")  # it scores
 
 
 def test_an_old_scorer_link_cannot_learn_the_new_one_by_another_key(scorer, table):
