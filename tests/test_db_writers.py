@@ -18,51 +18,66 @@ pytestmark = pytest.mark.skipif(
 
 def test_a_second_thread_waits_until_the_first_writer_is_done():
     order: list[str] = []
-    inside, release = threading.Event(), threading.Event()
+    inside, trying, release, entered = (threading.Event() for _ in range(4))
 
     def first():
         with db.one_writer():
             order.append("first in")
             inside.set()
-            release.wait(5)
+            release.wait()
             order.append("first out")
 
     def second():
-        inside.wait(5)
+        inside.wait()
+        trying.set()
         with db.one_writer():
             order.append("second in")
+            entered.set()
 
     threads = [threading.Thread(target=first), threading.Thread(target=second)]
     for thread in threads:
         thread.start()
-    inside.wait(5)
-    time.sleep(0.2)
-    assert order == ["first in"]
-    release.set()
-    for thread in threads:
-        thread.join(5)
+    try:
+        trying.wait()
+        # A check that nothing happens: a busy machine can only make it pass, never fail.
+        assert not entered.wait(0.2)
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join()
     assert order == ["first in", "first out", "second in"]
 
 
 def test_a_writer_in_another_process_is_waited_for():
     holder = (
-        "import fcntl, sys, time\n"
+        "import fcntl, sys\n"
         "f = open(sys.argv[1], 'a')\n"
         "fcntl.flock(f, fcntl.LOCK_EX)\n"
         "print('held', flush=True)\n"
-        "time.sleep(0.5)\n"
+        "sys.stdin.readline()\n"  # held until the test says so
     )
     other = subprocess.Popen(
-        [sys.executable, "-c", holder, str(db._lock_path())], stdout=subprocess.PIPE, text=True
-    )
+        [sys.executable, "-c", holder, str(db._lock_path())],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    entered = threading.Event()
+
+    def write():
+        with db.one_writer():
+            entered.set()
+
+    writer = threading.Thread(target=write)
     try:
         assert other.stdout.readline().strip() == "held"
-        started = time.monotonic()
-        with db.one_writer():
-            waited = time.monotonic() - started
+        writer.start()
+        assert not entered.wait(0.2)  # a check that nothing happens, as above
+        other.stdin.write("done\n")
+        other.stdin.flush()
+        writer.join()
+        assert entered.is_set()
     finally:
-        other.wait(5)
-    assert waited >= 0.3
+        other.stdin.close()
+        other.wait()
 
 
 def _another_process_can_write() -> bool:
