@@ -105,12 +105,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "matches.middleware.head_without_body",
-    # First after it, so that it compresses what every other middleware adds; it pads each response
-    # at random ("Heal The Breach") against BREACH.
-    "matches.middleware.GZipButNotImages",
     "django.middleware.security.SecurityMiddleware",
     "matches.middleware.permissions_policy",
+    # Static files come compressed already (whitenoise): answered before Django's GZip.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.gzip.GZipMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
