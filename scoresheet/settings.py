@@ -15,8 +15,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
-from scoresheet.scripts import LOADER_HASH
-
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -133,6 +131,7 @@ TEMPLATES = [
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
+                "django.template.context_processors.csp",
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
@@ -289,11 +288,10 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
-# A strict policy: scripts only from here, and the one inline script that loads them (by its hash:
-# pages hold no nonce, and parts of them are kept).
+# A strict policy: scripts only from this site, each tag with the answer's nonce.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF, LOADER_HASH],
+    "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],
