@@ -245,7 +245,7 @@ ADMIN_LOGINS_WINDOW = 900  # seconds
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 
 # A poll, or a sheet opened by a phone with no copy of it, may be answered from a match's
-# state read this long ago by the same process (matches.views.kept.polled_state): another
+# state read this long ago by the same process (matches.views.watched): another
 # phone's change shows at most that much later.
 POLL_STALE_SECONDS = 1.0
 # Each answer says in a Server-Timing header the app's CPU time for it (scoresheet.logs):
@@ -262,8 +262,8 @@ LANGUAGE_COOKIE_SAMESITE = "Lax"
 # The admin's login leads to the admin (there is no other account page).
 LOGIN_REDIRECT_URL = "/admin/"
 # The CSRF secret is kept in the session (a signed cookie, as long-lived), not a cookie of
-# its own: a page that draws a token does not set that cookie again on every answer (0.05 ms
-# of the sheet's 0.5 in process). Every form and script takes its token from the page.
+# its own: a page that draws a token does not set that cookie again on every answer. Every
+# form, and HTMX (base.html's hx-headers), takes its token from the page.
 CSRF_USE_SESSIONS = True
 
 LANGUAGE_CODE = "it"

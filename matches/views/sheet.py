@@ -307,9 +307,10 @@ def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
         raise Http404
     if (unchanged := _unchanged(request, match_id, state, query)) is not None:
         return unchanged
+    etag = _etag(request, match_id, state, query)
     sheet, state = sheet_and_state(token, match_id, state)
     response = answer(request, sheet, state, notice=_said(request, sheet))
-    response["ETag"] = _etag(request, match_id, state, query)
+    response["ETag"] = etag
     return response
 
 

@@ -124,15 +124,15 @@
         values[field.name] = field.value;
       }
     });
-    var kept = JSON.stringify({ state: form.dataset.draft, values: values });
-    store(function (drafts) { drafts.setItem(draftKey(form), kept); });
+    var draft = JSON.stringify({ state: form.dataset.draft, values: values });
+    store(function (drafts) { drafts.setItem(draftKey(form), draft); });
   }
   function forgetDraft(form) {
     store(function (drafts) { drafts.removeItem(draftKey(form)); });
   }
   function restoreDraft(form) {
-    var kept = store(function (drafts) { return JSON.parse(drafts.getItem(draftKey(form))); });
-    if (!kept || kept.state !== form.dataset.draft) {
+    var draft = store(function (drafts) { return JSON.parse(drafts.getItem(draftKey(form))); });
+    if (!draft || draft.state !== form.dataset.draft) {
       forgetDraft(form);
       return;
     }
@@ -144,7 +144,7 @@
       });
     }
     fields.forEach(function (field) {
-      var value = kept.values[field.name];
+      var value = draft.values[field.name];
       if (value === undefined) return;
       if (field.type === "radio" && !offered(field.name, value)) return;
       if (Array.isArray(value)) field.checked = value.indexOf(field.value) !== -1;

@@ -358,8 +358,8 @@
     if (!item || item.state !== "waiting" || !navigator.onLine) return Promise.resolve();
     return post(item).then(function (outcome) {
       if (outcome === "saved") {
-        var kept = document.getElementById("offline-notice");
-        if (kept) kept.remove(); // the server's own notice says it now
+        var own = document.getElementById("offline-notice");
+        if (own) own.remove(); // the server's own notice says it now
         return drop(item.key).then(load).then(next);
       }
       if (outcome === "conflict") return conflict(item);

@@ -353,8 +353,8 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
 def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behind(
     scorer, match, sheet_url, deal_url, worked
 ):
-    """The row added and the next deal's parts come from what the save drew; each phone's
-    own part (its tokens, the key of the deal it types next) is its own."""
+    """The row added and the next deal's parts come from what the save drew ({% cache %});
+    the key of the deal each phone types next is its own."""
     shown = Match.objects.get().revision
     other = Client()
     other.post(reverse("join", args=[match.table.scorer_token]))
