@@ -100,7 +100,7 @@ class AccessLog:
             return start_response(status, headers, exc_info)
 
         body = self.application(environ, start)
-        if isinstance(body, list):  # all there already (a poll answered 304): no close to wait for
+        if isinstance(body, list):  # all there already: no close to wait for
             _log(environ, *answered, time.perf_counter() - started)
             return body
         return _Logged(body, lambda: _log(environ, *answered, time.perf_counter() - started))

@@ -15,8 +15,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
-from scoresheet.scripts import LOADER_HASH
-
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -105,12 +103,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "matches.middleware.head_without_body",
-    # First after it, so that it compresses what every other middleware adds; it pads each response
-    # at random ("Heal The Breach") against BREACH.
-    "matches.middleware.GZipButNotImages",
     "django.middleware.security.SecurityMiddleware",
     "matches.middleware.permissions_policy",
+    # Static files come compressed already (whitenoise): answered before Django's GZip.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.gzip.GZipMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -134,6 +131,7 @@ TEMPLATES = [
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
+                "django.template.context_processors.csp",
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
@@ -279,7 +277,7 @@ ADMIN_LOGINS_WINDOW = 900  # seconds
 TRUSTED_PROXIES = env_int("DJANGO_TRUSTED_PROXIES", 0)
 
 # A poll, or a sheet opened by a phone with no copy of it, may be answered from a match's
-# state read this long ago by the same process (matches.views.kept.polled_state): another
+# state read this long ago by the same process (matches.views.watched): another
 # phone's change shows at most that much later.
 POLL_STALE_SECONDS = 1.0
 # Each answer says in a Server-Timing header the app's CPU time for it (scoresheet.logs):
@@ -296,8 +294,8 @@ LANGUAGE_COOKIE_SAMESITE = "Lax"
 # The admin's login leads to the admin (there is no other account page).
 LOGIN_REDIRECT_URL = "/admin/"
 # The CSRF secret is kept in the session (a signed cookie, as long-lived), not a cookie of
-# its own: a page that draws a token does not set that cookie again on every answer (0.05 ms
-# of the sheet's 0.5 in process). Every form and script takes its token from the page.
+# its own: a page that draws a token does not set that cookie again on every answer. Every
+# form, and HTMX (base.html's hx-headers), takes its token from the page.
 CSRF_USE_SESSIONS = True
 
 LANGUAGE_CODE = "it"
@@ -322,11 +320,10 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG
 
-# A strict policy: scripts only from here, and the one inline script that loads them (by its hash:
-# pages hold no nonce, and parts of them are kept).
+# A strict policy: scripts only from this site, each tag with the answer's nonce.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF, LOADER_HASH],
+    "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],

@@ -1,4 +1,5 @@
-"""WSGI entry point: granian serves `scoresheet.wsgi:application` (bin/entrypoint)."""
+"""WSGI entry point: granian serves `served` (bin/entrypoint): Django's own handler, with the
+server's environment kept out of each request, a body cut short refused, and an access log."""
 
 import os
 
@@ -7,10 +8,9 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scoresheet.settings")
 
-application = get_wsgi_application()
-# Imported once Django is set up; a poll of an unchanged sheet is answered before Django's own.
+django_application = get_wsgi_application()
+# Imported once Django is set up.
 from matches.db import checkpoint_in_background  # noqa: E402
-from matches.views.polls import UnchangedPolls  # noqa: E402
 from scoresheet.logs import AccessLog  # noqa: E402
 
 # The server's own environment is not the request's: granian puts it in every request's
@@ -20,7 +20,7 @@ _CGI = {"REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_T
         "CONTENT_LENGTH", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR",
         "GATEWAY_INTERFACE", "SERVER_SOFTWARE"}  # fmt: skip
 _INHERITED = frozenset(name for name in os.environ if name not in _CGI and name[:5] != "HTTP_")
-_served = AccessLog(UnchangedPolls(application), server_timing=settings.SERVER_TIMING)
+_served = AccessLog(django_application, server_timing=settings.SERVER_TIMING)
 
 
 class _WholeBody:
@@ -52,27 +52,6 @@ def application(environ: dict, start_response):
     if environ.get("CONTENT_LENGTH", "0") not in ("", "0"):
         environ["wsgi.input"] = _WholeBody(environ["wsgi.input"])
     return _served(environ, start_response)
-
-
-def warm() -> None:
-    """Load the views, the languages and the pages' templates as the process starts: else the
-    first phone each process serves waits for them (150 to 200 ms here), its page painted late.
-    """
-    from django.conf import settings
-    from django.template.loader import get_template
-    from django.urls import get_resolver
-    from django.utils import translation
-
-    get_resolver().url_patterns  # noqa: B018 (imports every view and what it uses)
-    for language, _name in settings.LANGUAGES:
-        with translation.override(language):  # reads the language's catalog
-            pass
-    pages = sorted((settings.BASE_DIR / "templates").rglob("*.html"))
-    for page in pages:
-        get_template(str(page.relative_to(settings.BASE_DIR / "templates")))
-
-
-warm()
 
 
 def served():

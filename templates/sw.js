@@ -13,10 +13,10 @@ self.addEventListener("install", (event) => {
 });
 
 self.addEventListener("activate", (event) => {
-  const kept = [CACHE, SHEETS];
+  const current = [CACHE, SHEETS];
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((key) => !kept.includes(key)).map((key) => caches.delete(key))))
+      .then((keys) => Promise.all(keys.filter((key) => !current.includes(key)).map((key) => caches.delete(key))))
       .then(() => self.clients.claim())
   );
 });
@@ -36,15 +36,15 @@ async function keepSheet(path, response) {
 async function keptSheet(path) {
   const cache = await caches.open(SHEETS);
   const language = await cache.match(LANGUAGE).then((said) => (said ? said.text() : ""));
-  let kept = await cache.match(path + "?language=" + language);
-  if (!kept) {
+  let copy = await cache.match(path + "?language=" + language);
+  if (!copy) {
     const keys = await cache.keys();
     const any = keys.find((key) => new URL(key.url).pathname === path);
-    kept = any && (await cache.match(any));
+    copy = any && (await cache.match(any));
   }
-  if (!kept) return caches.match(OFFLINE);
-  const at = kept.headers.get("X-Kept-At") || "";
-  const html = (await kept.text()).replace("<html ", '<html data-offline-as-of="' + at + '" ');
+  if (!copy) return caches.match(OFFLINE);
+  const at = copy.headers.get("X-Kept-At") || "";
+  const html = (await copy.text()).replace("<html ", '<html data-offline-as-of="' + at + '" ');
   return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
@@ -63,8 +63,8 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   // A sheet: opened, or fetched again by offline.js after it changed (the copy kept up to date).
-  const kept = request.mode === "navigate" || request.headers.get("X-Offline-Copy") === "1";
-  if (kept && SHEET.test(url.pathname) && !url.search) {
+  const asSheet = request.mode === "navigate" || request.headers.get("X-Offline-Copy") === "1";
+  if (asSheet && SHEET.test(url.pathname) && !url.search) {
     event.respondWith(sheet(request, url.pathname));
   } else if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));

@@ -28,12 +28,12 @@ def _fresh_cache(settings):
     suites on SQLite and PostgreSQL may run at once)."""
     from django.core.cache import caches
 
-    from matches.views import kept
+    from matches.views import watched
 
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
     caches["default"].clear()
-    kept.forget()
+    watched.forget()
     yield
 
 

@@ -255,19 +255,6 @@ def test_a_cache_for_many_app_servers_is_named_by_its_address():
     assert wrong.returncode != 0 and "DJANGO_CACHE_URL" in wrong.stderr
 
 
-def test_each_server_process_compiles_the_pages_as_it_starts():
-    """The first phone a process serves does not wait for its templates (scoresheet.wsgi)."""
-    from django.template import engines
-
-    from scoresheet import wsgi
-
-    loader = engines["django"].engine.template_loaders[0]
-    loader.reset()
-    wsgi.warm()
-    compiled = set(loader.get_template_cache)
-    assert {"base.html", "matches/match.html", "matches/table.html", "404.html"} <= compiled
-
-
 def test_the_servers_own_environment_never_reaches_a_request(monkeypatch):
     """granian puts its process's environment in every request's environ."""
     from scoresheet import wsgi

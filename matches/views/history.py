@@ -8,7 +8,6 @@ from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_safe
 
 from matches import selectors
-from matches.views import kept
 from matches.views.access import can_score, seen_table, table_page, viewer_match
 
 
@@ -37,8 +36,6 @@ def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = seen_table(token)
     context = {
         "table": table,
-        # Drawn once for everyone at the table's revision ({% keep %}): read only then.
-        "page_key": kept.page_key("stats", table.pk, *table.version),
         "stats": SimpleLazyObject(partial(selectors.table_stats, table)),
     }
-    return kept.drawn(request, "matches/stats.html", context)
+    return render(request, "matches/stats.html", context)

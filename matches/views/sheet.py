@@ -8,11 +8,13 @@ by its id. A deal saved is answered by a redirect to the sheet, whose address sa
 without HTMX a redirect too; with HTMX, the parts, saying it.
 """
 
+import hashlib
 import secrets
 from dataclasses import dataclass, replace
 from functools import partial
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.middleware.csrf import CSRF_SESSION_KEY
 from django.shortcuts import render
 from django.urls import reverse
@@ -25,7 +27,6 @@ from django.views.decorators.http import require_POST, require_safe
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, SettingsForm, entry_data, rule_messages
 from matches.models import Action, Match
-from matches.views import kept, polls
 from matches.views.access import (
     DELETED,
     by,
@@ -36,6 +37,7 @@ from matches.views.access import (
     table_page,
     was_scorer,
 )
+from matches.views.watched import polled_state
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ def _context(
         notice = replace(notice, error=refused)
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
-    # What this phone alone is shown; without any, its page is every phone's in its role.
+    # What this phone alone is shown.
     own = {
         "notice": notice,
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
@@ -211,16 +213,11 @@ def _context(
     # What the page's first poll says it holds (the sheet drawn, which may be newer than
     # `state`): unchanged since, it is answered 304.
     shown_state = replace(state, revision=sheet.revision)
-    poll_etag = polls.etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
+    poll_etag = etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
     # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
     return {
         **own,
-        # Drawn once for every phone in its role at this revision ({% keep %}).
-        "page_key": None
-        if any(own.values())
-        else kept.page_key("sheet", sheet.match_id, sheet.revision, sheet.viewer_token, scorer),
         "sheet": sheet,
-        "own_template": "matches/_phone.html",
         "can_score": scorer,
         "undo": notice.offers_undo(sheet),
         "poll_etag": poll_etag,
@@ -254,18 +251,36 @@ def answer(
 ) -> HttpResponse:
     """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
     context = _context(request, sheet, state, **shown)
-    if not request.htmx:
-        return kept.drawn(request, "matches/match.html", context, status=status)
-    response = render(request, "matches/match.html#update", context, status=status)
+    template = "matches/match.html#update" if request.htmx else "matches/match.html"
+    response = render(request, template, context, status=status)
     if context["parts"].get("next"):
         response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
     return response
 
 
+SHEET_KEPT = 60 * 60  # seconds: a newer revision is kept under another key
+
+
+def _sheet_key(token: str, match_id: int, revision: int) -> str:
+    # The view link is part of the key (the sheet's addresses carry it), and the language.
+    return f"sheet:{match_id}:{revision}:{token}:{get_language()}"
+
+
+def sheet_at(token: str, match_id: int, revision: int) -> selectors.Sheet | None:
+    """The sheet at `revision`: read once for every phone at the table, whichever process it
+    reaches (Django's cache); else as it stands now, and kept at its own revision."""
+    sheet = cache.get(_sheet_key(token, match_id, revision))
+    if sheet is None:
+        sheet = selectors.load_sheet(token, match_id)
+        if sheet is not None:
+            cache.set(_sheet_key(token, match_id, sheet.revision), sheet, SHEET_KEPT)
+    return sheet
+
+
 def sheet_and_state(token: str, match_id: int, state: selectors.State | None = None):
     """The sheet as it stands, and what its poll compares (`state`, if just read)."""
     state = state or selectors.match_state(token, match_id)
-    sheet = kept.sheet(token, match_id, state.revision) if state is not None else None
+    sheet = sheet_at(token, match_id, state.revision) if state is not None else None
     if sheet is None:  # no such match, or its view link changed
         raise Http404
     return sheet, state
@@ -275,29 +290,38 @@ def sheet_and_state(token: str, match_id: int, state: selectors.State | None = N
 @require_safe
 def match(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The sheet, opened or polled every few seconds by each phone. Both start from the
-    match's state as this process read it at most POLL_STALE_SECONDS ago (kept.polled_state),
+    match's state as this process read it at most POLL_STALE_SECONDS ago (views/watched.py),
     with no query: almost every poll is answered 304 from it, and a phone that holds no copy
     of the sheet is drawn the sheet as it stood then. Whatever could show a phone something
     older than it holds reads the state afresh: a copy the state does not answer 304, and
     what `_afresh` names."""
-    polled = "poll" in request.GET
-    query = polls.polled(request.GET) if polled else request.META.get("QUERY_STRING", "")
-    state = kept.polled_state(token, match_id)
+    query = polled(request.GET) if "poll" in request.GET else request.META.get("QUERY_STRING", "")
+    state = polled_state(token, match_id)
     if state is not None and _afresh(request, state):
         state = selectors.match_state(token, match_id)
     elif state is not None and "If-None-Match" in request.headers:
-        seen = _etag(request, match_id, state, query)
-        if (unchanged := get_conditional_response(request, etag=seen)) is not None:
+        if (unchanged := _unchanged(request, match_id, state, query)) is not None:
             return unchanged
         state = selectors.match_state(token, match_id)  # the phone's copy may be newer
     if state is None:
         raise Http404
-    etag = _etag(request, match_id, state, query)
-    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
+    if (unchanged := _unchanged(request, match_id, state, query)) is not None:
         return unchanged
+    etag = _etag(request, match_id, state, query)
     sheet, state = sheet_and_state(token, match_id, state)
     response = answer(request, sheet, state, notice=_said(request, sheet))
     response["ETag"] = etag
+    return response
+
+
+def _unchanged(
+    request: HttpRequest, match_id: int, state: selectors.State, query: str
+) -> HttpResponse | None:
+    """304 (Django's conditional GET) if the phone holds the sheet as `state` draws it."""
+    etag = _etag(request, match_id, state, query)
+    response = get_conditional_response(request, etag=etag)
+    if response is not None:
+        response["ETag"] = etag  # the poll's next If-None-Match (sheet.js)
     return response
 
 
@@ -321,7 +345,29 @@ def _etag(request: HttpRequest, match_id: int, state: selectors.State, query: st
     that had none yet, a secret key changed) is another page, never answered 304."""
     scorer = joined_with(request, state.table_id, state.scorer_token)
     secret = "" if request.htmx else request.session.get(CSRF_SESSION_KEY, "")
-    return polls.etag(match_id, state, scorer, get_language(), bool(request.htmx), query, secret)
+    return etag(match_id, state, scorer, get_language(), bool(request.htmx), query, secret)
+
+
+POLLED = "poll"  # a poll's query, for its ETag: the phone's own values in it change nothing
+
+
+def etag(match_id: int, state: selectors.State, scorer: bool, language: str, htmx: bool,
+         query: str = POLLED, secret: str = "") -> str:  # fmt: skip
+    """Changes with the match's revision and whatever else changes the answer: the role (a
+    new scorer link changes every scorer's), the language, HTMX, the page's query (for a
+    poll, what `polled` keeps of it) and, for a whole page, the session's CSRF secret its
+    tokens are masked from."""
+    parts = [match_id, state.revision, state.scorer_token if scorer else "", language, htmx, query,
+             secret]  # fmt: skip
+    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
+
+
+def polled(query: QueryDict) -> str:
+    """What of a poll's query changes its answer. Not the deal number the phone shows while
+    it is not typing (its copy is the sheet at a revision); while it types, that number, so
+    that a phone whose deal another phone took is told so, whatever it was answered before
+    (an answer's entry form is not swapped in over a deal being typed)."""
+    return f"{POLLED}:{query.get('number', '')}" if query.get("typing") == "1" else POLLED
 
 
 def after_change(

@@ -2,6 +2,7 @@
 its players, and a new match."""
 
 import functools
+import secrets
 
 import segno
 from django.conf import settings
@@ -27,7 +28,6 @@ from matches.forms import (
 )
 from matches.limits import allow
 from matches.models import Table
-from matches.views import kept
 from matches.views.access import (
     LABEL,
     by,
@@ -118,8 +118,7 @@ PLAYER_DONE = ("added", "renamed", "merged")
 def table(request: HttpRequest, token: str) -> HttpResponse:
     table = seen_table(token)
     scorer = can_score(request, table)
-    # The players and a page of matches are read only if the page is not kept already, or if
-    # the address names a player.
+    # The players are read only if the page lists them, or the address names a player.
     players = SimpleLazyObject(table.players_by_name)
     asked = {what: value for what in ("player", *PLAYER_DONE) if (value := request.GET.get(what))}
     by_id = {str(p.pk): p for p in players} if asked else {}
@@ -134,24 +133,22 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "imported": request.GET.get("imported") == "1",
         "created": request.GET.get("created") == "1",
     }
-    # Unless it says what was just done, the page is drawn once for everyone in a role
-    # at the table's revision ({% keep %}); its addresses name the host.
-    shown = (table.pk, *table.version, scorer, request.get_host(), page, getattr(player, "pk", 0))
     context = {
         **said,
-        "page_key": None if any(said.values()) else kept.page_key("table", *shown),
         "table": table,
-        "own_template": "matches/_table_own.html",
         "can_score": scorer,
+        # A new link's idempotency key: a second tap is told of the first.
+        "rotation_key": secrets.token_urlsafe(16),
         "share": SimpleLazyObject(functools.partial(_share, request, table, scorer)),
         "player_form": SimpleLazyObject(PlayerForm),
         "players": players,
         "player": player,
+        "page_number": page,
         "page": SimpleLazyObject(
             functools.partial(selectors.table_matches, table, player=player, page=page)
         ),
     }
-    response = kept.drawn(request, "matches/table.html", context)
+    response = render(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
         patch_cache_control(response, no_store=True)
     return response

@@ -56,9 +56,9 @@ def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     name, content_type = exports.export_filename(table, fmt), _CONTENT_TYPES[fmt]
     language = get_language() if fmt == "csv" else "any"
     revision, matches_revision = table.version
-    kept = settings.EXPORTS_DIR / f"{table.pk}-{revision}-{matches_revision}-{language}.{fmt}"
-    if kept.exists():
-        return FileResponse(kept.open("rb"), as_attachment=True, filename=name,
+    stored = settings.EXPORTS_DIR / f"{table.pk}-{revision}-{matches_revision}-{language}.{fmt}"
+    if stored.exists():
+        return FileResponse(stored.open("rb"), as_attachment=True, filename=name,
                             content_type=content_type)  # fmt: skip
     window = settings.EXPORTS_WINDOW
     if not allow(request, "export", limit=settings.EXPORTS_PER_HOUR, window=window):
@@ -67,7 +67,7 @@ def export_table(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
         chunks = exports.table_json_chunks(table)
     else:
         chunks = _with_bom(exports.table_csv_rows(table))
-    return _download(_kept_as(kept, chunks), name, content_type)
+    return _download(_kept_as(stored, chunks), name, content_type)
 
 
 def _kept_as(path: Path, chunks: Iterable[str]) -> Iterator[bytes]:

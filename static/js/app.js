@@ -1,21 +1,14 @@
 // Small enhancements for every page; everything works without them.
 (function () {
   "use strict";
-  // The scripts are fetched once the page is drawn (scoresheet/scripts.py): what they do to
-  // the page as drawn starts once all of them have run.
-  function ready(run) { document.addEventListener("scripts:ran", run); }
+  // What the scripts do to the page as drawn starts once all of them have run (each is
+  // deferred, so the document is whole then): htmx's, this file's, the page's own.
+  function ready(run) { document.addEventListener("DOMContentLoaded", run); }
 
   // Installable and offline-aware: register the service worker (pages are never served stale).
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register("/sw.js").catch(function () {});
   }
-
-  // Every HTMX request carries this page's CSRF token, from the phone's own part of the page
-  // (base.html), where every form of the page finds it too.
-  document.addEventListener("htmx:configRequest", function (event) {
-    var token = document.querySelector("#own [name=csrfmiddlewaretoken]");
-    if (token) event.detail.headers["X-CSRFToken"] = token.value;
-  });
 
   // Focus, and bring into sight: focus() alone may not scroll (after an HTMX swap, htmx has
   // given focus back to the field that had it, while the page scrolled elsewhere).
@@ -131,15 +124,15 @@
         values[field.name] = field.value;
       }
     });
-    var kept = JSON.stringify({ state: form.dataset.draft, values: values });
-    store(function (drafts) { drafts.setItem(draftKey(form), kept); });
+    var draft = JSON.stringify({ state: form.dataset.draft, values: values });
+    store(function (drafts) { drafts.setItem(draftKey(form), draft); });
   }
   function forgetDraft(form) {
     store(function (drafts) { drafts.removeItem(draftKey(form)); });
   }
   function restoreDraft(form) {
-    var kept = store(function (drafts) { return JSON.parse(drafts.getItem(draftKey(form))); });
-    if (!kept || kept.state !== form.dataset.draft) {
+    var draft = store(function (drafts) { return JSON.parse(drafts.getItem(draftKey(form))); });
+    if (!draft || draft.state !== form.dataset.draft) {
       forgetDraft(form);
       return;
     }
@@ -151,7 +144,7 @@
       });
     }
     fields.forEach(function (field) {
-      var value = kept.values[field.name];
+      var value = draft.values[field.name];
       if (value === undefined) return;
       if (field.type === "radio" && !offered(field.name, value)) return;
       if (Array.isArray(value)) field.checked = value.indexOf(field.value) !== -1;
@@ -267,5 +260,11 @@
   document.addEventListener("input", function (event) { nameSeat(event.target); });
   ready(function () {
     document.querySelectorAll("#new-match input[name^=player_]").forEach(nameSeat);
+  });
+
+  // The page's root says its scripts have run (the browser tests wait for it): after every
+  // other script's start, in the same event.
+  ready(function () {
+    setTimeout(function () { document.documentElement.dataset.scripted = ""; });
   });
 })();

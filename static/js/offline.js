@@ -296,7 +296,7 @@
     }
     clearErrors(f);
     var refused = items[0] && items[0].state !== "waiting" ? items[0] : null;
-    var key = document.querySelector("#phone [name=key]");
+    var key = document.getElementById("deal-key");
     var item = refused || {
       // A save that may have got through keeps its key; a copy's page is not this phone's last.
       key: resend && !keptAt && key && key.value ? key.value : freshKey(),
@@ -358,8 +358,8 @@
     if (!item || item.state !== "waiting" || !navigator.onLine) return Promise.resolve();
     return post(item).then(function (outcome) {
       if (outcome === "saved") {
-        var kept = document.getElementById("offline-notice");
-        if (kept) kept.remove(); // the server's own notice says it now
+        var own = document.getElementById("offline-notice");
+        if (own) own.remove(); // the server's own notice says it now
         return drop(item.key).then(load).then(next);
       }
       if (outcome === "conflict") return conflict(item);
@@ -371,7 +371,7 @@
   var REFUSED = "#deal-errors, #entry [aria-invalid=true], #notices .error";
   function post(item) {
     SAID.forEach(function (id) { document.querySelectorAll(id).forEach(function (old) { old.remove(); }); });
-    var token = document.querySelector("#own [name=csrfmiddlewaretoken]");
+    var token = document.querySelector("[name=csrfmiddlewaretoken]"); // any form's: one secret
     var shown = document.querySelector("#deal-form [name=shown]");
     var values = Object.assign({}, item.values, {
       number: item.number,

@@ -46,7 +46,7 @@
   });
   // Nor move the form on to the next deal (the parts a poll draws when another phone saved
   // the deal this one shows): the deal being typed stays this one, as the phone was told.
-  var NEXT = ["entry-next", "recent", "delete-last"];
+  var NEXT = ["entry-next", "recent", "delete-last", "deal-key"];
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var typing = document.getElementById("typing");
     var incoming = event.detail.fragment;
@@ -196,7 +196,7 @@
       wake(event.target.checked);
     }
   });
-  document.addEventListener("scripts:ran", followMatch); // scoresheet/scripts.py
+  document.addEventListener("DOMContentLoaded", followMatch);
   document.addEventListener("htmx:afterSettle", followMatch);
 
   // An open history follows the sheet: what a save here or a poll brought is listed at once.
@@ -215,8 +215,8 @@
     }, 0);
   });
 
-  // Offline at the table (offline.js): fetched after this file, itself fetched once the page
-  // was drawn; the service worker keeps it for when there is no connection.
+  // Offline at the table (offline.js): fetched after this file; the service worker keeps it
+  // for when there is no connection.
   // Its words in the page's language come first.
   (function () {
     var sheet = document.getElementById("sheet");

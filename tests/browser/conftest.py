@@ -66,12 +66,12 @@ SCRIPTED = "html[data-scripted]"
 
 
 def scripts_ran(page) -> None:
-    """Wait for the page's scripts: they are fetched once it is drawn (scoresheet/scripts.py)."""
+    """Wait for the page's scripts to have run (app.js marks the root once they have)."""
     page.locator(SCRIPTED).wait_for(state="attached")
 
 
 def scripted(page):
-    """A page's scripts are fetched once it is drawn (scoresheet/scripts.py): here opening or
+    """A page's scripts run once it is parsed (deferred, app.js marks it): here opening or
     reloading a page returns once they have run, as a person's first tap comes after them."""
     for name in ("goto", "reload", "go_back"):
         navigate = getattr(page, name)

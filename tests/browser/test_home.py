@@ -16,7 +16,8 @@ def test_the_home_page_opens_on_a_phone(phone):
 def test_a_form_sent_back_whole_brings_its_error_into_sight(phone):
     phone.set_viewport_size({"width": 360, "height": 400})
     phone.goto("/")
-    phone.get_by_role("button", name="Create table").click()
+    with phone.expect_navigation():  # the page sent back, not the one the form was on
+        phone.get_by_role("button", name="Create table").click()
     scripts_ran(phone)
     assert phone.evaluate("document.activeElement.id") == "id_name"
     error = phone.get_by_text("Give the table a name")

@@ -37,7 +37,7 @@ def test_saving_a_deal_with_htmx_answers_the_parts_that_changed(scorer, deal_url
     assert "HX-Request" in response["Vary"] and not page.select("html, #sheet")
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
     # A save changes no setting; the entry comes with this phone's key for the next deal.
-    assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"]
+    assert parts == ["notices", "live", "elsewhere", "rows", "entry"]
     assert words(one(page, "#saved")) == "Deal 1 saved. Undo"
     assert scores(page) == ["11", "3"] and page.select("#deal-1")
     assert value(page, "number") == "2" and value(page, "card_points_0") == ""
@@ -57,7 +57,7 @@ def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_chan
     # The fields stay on the phone, emptied by sheet.js; the form's number, the last deals,
     # Delete and the key are the next deal's.
     assert parts == ["notices", "live", "elsewhere", "chart", "recent", "entry-next",
-                     "delete-last", "phone"]  # fmt: skip
+                     "delete-last", "deal-key"]  # fmt: skip
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     assert not page.select("#deal-form, [name=card_points_0]")
     assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
@@ -81,7 +81,7 @@ def test_the_first_deal_saved_from_a_blank_form_draws_the_deals_and_moves_the_fo
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
     # No table to add a row to yet: the deals are drawn whole, the form stays and moves on.
     assert parts == ["notices", "live", "elsewhere", "rows", "recent", "entry-next", "delete-last",
-                     "phone"]  # fmt: skip
+                     "deal-key"]  # fmt: skip
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     assert page.select("#deal-1") and value(page, "number") == "2"
 
@@ -98,7 +98,7 @@ def test_a_save_sent_again_draws_the_whole_sheet_whatever_its_form_showed(
     assert again["Location"].endswith("?saved=2")  # no revision: not the save that made it
     page = parsed(scorer.get(again["Location"], **HX))
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
-    assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"]
+    assert parts == ["notices", "live", "elsewhere", "rows", "entry"]
     assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
 
 

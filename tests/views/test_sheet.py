@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from matches import rules, services
 from matches.models import Match, Player, Table
-from matches.views import kept
+from matches.views import watched
 from tests.factories import MatchFactory
 from tests.html import csrf_token, errors_of, one, parsed, said, value, words
 from tests.views.conftest import deal_data, scores
@@ -252,7 +252,7 @@ def test_a_sheet_may_be_a_second_behind_another_phone_but_never_behind_this_ones
     change are drawn from the match as it stands."""
     settings.POLL_STALE_SECONDS = 1
     clock = [1000.0]
-    monkeypatch.setattr(kept.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(watched.time, "monotonic", lambda: clock[0])
     poll = sheet_url + "?poll=1&number=2&typing=0"
     etag = scorer.get(poll, **HX)["ETag"]
     other = Client()
@@ -279,7 +279,7 @@ def test_a_phone_that_joins_through_a_new_scorer_link_scores_at_once(
 ):
     """The state read a moment ago names the link replaced: this phone's newer one is read."""
     settings.POLL_STALE_SECONDS = 1
-    monkeypatch.setattr(kept.time, "monotonic", lambda: 1000.0)
+    monkeypatch.setattr(watched.time, "monotonic", lambda: 1000.0)
     assert not parsed(client.get(sheet_url, **EN)).select("#deal-form")  # watched, as a viewer
     services.rotate_link(table=match.table, which="scorer")
     client.post(reverse("join", args=[Table.objects.get().scorer_token]))
@@ -293,11 +293,11 @@ def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
     poll = sheet_url + "?poll=1&number=3&typing=0"
     # Kept by the sheet the save redirects to, in the shared cache.
     scorer.post(deal_url, deal_data(number=2), follow=True, **HX)
-    kept.forget()  # as another process, which kept nothing of its own
+    watched.forget()  # as another process, which kept nothing of its own
     with django_assert_num_queries(1):  # the match's revision: the sheet is the cache's
         answer = scorer.get(poll, **HX)
     assert answer.status_code == 200 and parsed(answer).select("#deal-2")
-    kept.forget()
+    watched.forget()
     cache.clear()  # nothing kept anywhere: read from the database
     with django_assert_num_queries(4):  # the revision, then the sheet: the match, deals, log
         assert parsed(scorer.get(poll, **HX)).select("#deal-2")
@@ -313,7 +313,7 @@ def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, sheet_url,
 def test_a_poll_leaves_this_phones_notices_and_its_typing_alone(scorer, sheet_url, worked):
     idle = parsed(scorer.get(sheet_url + "?poll=1&number=2&typing=0", **HX))
     parts = [part["id"] for part in idle.find_all(attrs={"hx-swap-oob": "true"})]
-    assert parts == ["live", "elsewhere", "rows", "entry", "phone"]
+    assert parts == ["live", "elsewhere", "rows", "entry"]
     typing = parsed(scorer.get(sheet_url + "?poll=1&number=2&typing=1", **HX))
     assert [part["id"] for part in typing.find_all(attrs={"hx-swap-oob": "true"})] == [
         "live",
@@ -340,7 +340,8 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
     response = scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX)
     page = parsed(response)
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
-    assert parts == ["live", "elsewhere", "chart", "recent", "entry-next", "delete-last", "phone"]
+    assert parts == ["live", "elsewhere", "chart", "recent", "entry-next", "delete-last",
+                     "deal-key"]  # fmt: skip
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     added = page.find("tbody", attrs={"hx-swap-oob": "beforeend:#deal-rows"})
     assert [str(cell.strong.string) for cell in added.select("td.side-0, td.side-1")] == ["6", "5"]
@@ -352,8 +353,8 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
 def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behind(
     scorer, match, sheet_url, deal_url, worked
 ):
-    """The row added and the next deal's parts come from what the save drew; each phone's
-    own part (its tokens, the key of the deal it types next) is its own."""
+    """The row added and the next deal's parts come from what the save drew ({% cache %});
+    the key of the deal each phone types next is its own."""
     shown = Match.objects.get().revision
     other = Client()
     other.post(reverse("join", args=[match.table.scorer_token]))
@@ -444,24 +445,24 @@ def test_every_load_carries_its_own_idempotency_key_and_csrf_token(scorer, match
     assert len(tokens) == 3  # masked afresh on every load, though parts of the page are kept
 
 
-def test_a_kept_sheet_is_answered_as_the_page_drawn_whole_with_this_phones_own_part(
+def test_a_sheet_opened_again_is_drawn_from_its_kept_parts_with_its_own_tokens_and_key(
     scorer, sheet_url, worked
 ):
-    """The second load is the first's kept part, not drawn by the template again, and an own
-    part drawn afresh: the same forms' tokens and a new key for the deal typed next."""
+    """The parts every phone in a role sees at a revision are drawn once ({% cache %}); each
+    answer's CSRF tokens, one in each form, and the key of the deal typed next are its own."""
     loads = [scorer.get(sheet_url, **EN) for _ in range(2)]
-    drawn = [[template.name for template in load.templates] for load in loads]
-    assert "matches/match.html" in drawn[0]
-    assert drawn[1] == ["own.html", "matches/_phone.html"]
+    drawn = [{template.name for template in load.templates} for load in loads]
+    parts = {"matches/_side_name.html", "matches/_deal_fields.html"}
+    assert parts <= drawn[0] and not parts & drawn[1]
     pages = [parsed(load) for load in loads]
-    owns = [page.select_one("#own").extract() for page in pages]
-    assert str(pages[0]) == str(pages[1])
-    for own in owns:
-        tokens = [field.get("form") for field in own.select("[name=csrfmiddlewaretoken]")]
-        assert tokens == ["language-form", None, "deal-form", "settings-form"]
-        assert one(own, "form#actions").select("[name=csrfmiddlewaretoken]")
-        assert one(own, "input[name=key]")["form"] == "deal-form"
-    assert value(owns[0], "key") != value(owns[1], "key")
+    assert value(pages[0], "key") != value(pages[1], "key")
+    for page in pages:
+        tokens = page.select("[name=csrfmiddlewaretoken]")
+        forms = [token.find_parent("form")["id"] for token in tokens]
+        assert forms == ["deal-form", "settings-form", "actions", "language-form"]
+        for own in [*tokens, one(page, "#deal-key")]:
+            own.extract()
+    assert str(one(pages[0], "#sheet")) == str(one(pages[1], "#sheet"))
 
 
 def test_a_phone_keeps_its_csrf_secret_in_its_session_and_a_sheet_load_sets_no_cookie(
@@ -670,7 +671,7 @@ def test_each_action_answers_a_redirect_without_htmx_and_one_answer_with_it(
     if htmx and answer in ("parts", "followed"):
         page = parsed(response)
         parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"})]
-        assert parts == ["notices", "live", "elsewhere", "rows", "entry", "phone"] + (
+        assert parts == ["notices", "live", "elsewhere", "rows", "entry"] + (
             [] if name == "record" else ["settings"]
         )
     elif htmx:

@@ -25,7 +25,7 @@ def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_languag
 ):
     page = parsed(client.get("/", HTTP_ACCEPT_LANGUAGE=language))
     href = f"/manifest.{language}.webmanifest"
-    assert page.select_one("script[data-manifest]")["data-manifest"] == href  # linked once drawn
+    assert page.select_one("link[rel=manifest]")["href"] == href
     response = client.get(href, HTTP_ACCEPT_LANGUAGE="fr")  # the address decides, not the phone
     assert response["Content-Type"] == "application/manifest+json"
     assert "public" in response["Cache-Control"]
@@ -49,13 +49,10 @@ def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_languag
 
 
 def test_every_page_links_the_manifest_and_registers_the_service_worker(client, db):
-    page = client.get("/", HTTP_ACCEPT_LANGUAGE="en")
-    loader = parsed(page).select_one("script[data-src]")  # scoresheet/scripts.py
-    assert loader["data-manifest"] == "/manifest.en.webmanifest"
-    assert [url.split("/")[-1].split(".")[0] for url in loader["data-src"].split()] == [
-        "htmx-2",
-        "app",
-    ]  # app.js registers the service worker
+    page = parsed(client.get("/", HTTP_ACCEPT_LANGUAGE="en"))
+    assert page.select_one("link[rel=manifest]")["href"] == "/manifest.en.webmanifest"
+    scripts = [script["src"].split("/")[-1].split(".")[0] for script in page.select("script")]
+    assert scripts == ["htmx-2", "app"]  # app.js registers the service worker
 
 
 def test_the_service_worker_is_served_from_the_root_and_never_caches_pages(client, db):
