@@ -596,7 +596,7 @@ def test_a_second_tap_that_read_the_table_as_the_first_made_its_link_ends_on_the
     """The two taps of a double tap at once: the second reads the table, then the first's new
     link is saved, before the second reads it again. Both taps are answered alike."""
     page = parsed(scorer.get(reverse("table", args=[table.viewer_token]), **EN))
-    key = one(page, f"#own input[name=key][form=rotate-{which}]")["value"]
+    key = value(one(page, f"form#rotate-{which}"), "key")
     second_tap = _second_phone_of(scorer)
     first_tap_answered = []
 
