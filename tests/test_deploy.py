@@ -127,7 +127,7 @@ def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, 
 
 
 def test_the_processes_of_one_server_share_one_cache(tmp_path):
-    """What one process draws, another reads (matches.views.kept): in files, in memory where
+    """What one process draws, another reads (Django's cache): in files, in memory where
     the machine has it, in a folder of each var/'s own."""
     env = {**PRODUCTION, "DJANGO_VAR_DIR": str(tmp_path)}
     put = "from django.core.cache import cache; cache.set('drawn', 'once', 60)"
