@@ -232,8 +232,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Django's cache: the sheet read and its {% cache %} fragments at a revision, drawn once and
-# shared by the server's processes. Every key names the revision it was drawn at, so nothing stale is
-# served. By default in files (scoresheet.cache; DJANGO_CACHE_DIR names their folder, else
+# shared by the server's processes. Every key names the revision it was drawn at, so nothing
+# stale is served. By default in files (scoresheet.cache; DJANGO_CACHE_DIR names their folder, else
 # cache_dir). DJANGO_CACHE_URL names another:
 # redis://host:6379/0, one cache for many app servers; locmem://, each process its own.
 CACHE_URL = env_str("DJANGO_CACHE_URL")
