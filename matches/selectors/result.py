@@ -45,7 +45,8 @@ class ResultDeal:
 
 @dataclass(frozen=True)
 class Result:
-    """A match as it is shared: the final sheet, in the language active when it was read."""
+    """A match as it is shared: the final sheet. Its verdict is in the language active when it
+    was read, its other words in the one active when they are drawn (the same request's)."""
 
     table_name: str
     line: int
