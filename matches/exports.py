@@ -17,6 +17,7 @@ from datetime import datetime
 from operator import attrgetter
 
 from django.db.models import F, Q, QuerySet
+from django.template.defaultfilters import yesno
 from django.utils import formats, timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
@@ -27,6 +28,7 @@ from matches.models import (
     DEAL_KINDS,
     END_REASONS,
     STATUSES,
+    TIE_RULES,
     Change,
     Deal,
     Match,
@@ -34,7 +36,6 @@ from matches.models import (
     Table,
     deal_document,
 )
-from matches.names import pair_name
 
 FORMAT = "tressette-scoresheet"
 VERSION = 1
@@ -48,14 +49,16 @@ CSV_HEADER = (
     _("Dealer"),
     _("Kind"),
     _("Swept or claimed by"),
-    _("Side 1"),
-    _("Side 1 players"),
+    _("Side 1 name"),
+    _("Side 1, first player"),
+    _("Side 1, second player"),
     _("Side 1 card points"),
     _("Side 1 declared points"),
     _("Side 1 points"),
     _("Side 1 total"),
-    _("Side 2"),
-    _("Side 2 players"),
+    _("Side 2 name"),
+    _("Side 2, first player"),
+    _("Side 2, second player"),
     _("Side 2 card points"),
     _("Side 2 declared points"),
     _("Side 2 points"),
@@ -63,6 +66,9 @@ CSV_HEADER = (
     _("Match status"),
     _("Winner"),
     _("Won by"),
+    _("Tie rule"),
+    _("Claims allowed"),
+    _("Declarations allowed"),
 )
 # Where a spreadsheet may begin a cell in a text: at its start, or after a separator (either:
 # one set to the other separator splits at it, quotes or not) or a line break; then perhaps
@@ -153,7 +159,13 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
     header = [str(title) for title in CSV_HEADER]
     labels = {
         name: {str(value): str(label) for value, label in choices}
-        for name, choices in (("kind", DEAL_KINDS), ("status", STATUSES), ("end", END_REASONS))
+        for name, choices in (
+            ("kind", DEAL_KINDS),
+            ("status", STATUSES),
+            ("end", END_REASONS),
+            ("tie", TIE_RULES),
+            ("yes", [(True, yesno(True)), (False, yesno(False))]),
+        )
     }
 
     def rows() -> Iterator[str]:
@@ -172,23 +184,31 @@ def _match_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterat
     match, sides, names = scored.match, scored.sides, scored.seat_names
     # As spreadsheets read a date and time in any language (an offset would make it text).
     date = timezone.localtime(match.started_at).strftime("%Y-%m-%d %H:%M")
-    seated = [pair_name([player.name for player in side.players]) for side in sides]
+    # One column a fact: a side's name only where the table gave it one, then its players.
+    seated = [
+        ["" if side.named_after_players else side.name]
+        + [player.name for player in side.players]
+        + [""] * (2 - len(side.players))  # tressette in due: no second player
+        for side in sides
+    ]
     ending = [labels["status"][match.status]]
     won = match.finished and match.winner is not None
     ending += [sides[match.winner].name, labels["end"][match.end_reason]] if won else ["", ""]
+    ending += [labels["tie"][match.tie_rule], labels["yes"][str(match.claims_allowed)]]
+    ending.append(labels["yes"][str(match.declarations_allowed)])
     for deal in scored.outcome.deals:
         entry = deal.entry
         named = sides[entry.side].name if entry.side is not None else ""
         row = [number, date, match.line, deal.number, names[deal.dealer]]
         row += [labels["kind"][entry.kind], named]
-        for i, side in enumerate(sides):
-            row += [side.name, seated[i], entry.card_points[i], entry.declared_points[i]]
+        for i, side in enumerate(seated):
+            row += [*side, entry.card_points[i], entry.declared_points[i]]
             row += [deal.points[i], deal.totals[i]]
         yield row + ending
     if not scored.outcome.deals:  # a match with no deal yet still has its row
         row = [number, date, match.line, "", "", "", ""]
-        for i, side in enumerate(sides):
-            row += [side.name, seated[i], "", "", "", 0]
+        for side in seated:
+            row += [*side, "", "", "", 0]
         yield row + ending
 
 

@@ -89,4 +89,5 @@ urlpatterns = [
     path(match + "settings", sheet.change_settings, name="change_settings"),
     path(match + "export.csv", transfer.export_match, name="export_match"),
     path(match + "history", history.match_history, name="match_history"),
+    path(match + "result.svg", history.result_picture, name="result_picture"),
 ]

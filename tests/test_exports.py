@@ -14,6 +14,7 @@ from matches.models import Match, Table
 pytestmark = pytest.mark.django_db
 
 WORKED = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+HIGHER_TOTAL = "Higher total wins; equal totals play another deal"
 
 
 def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
@@ -164,14 +165,16 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Dealer",
         "Kind",
         "Swept or claimed by",
-        "Side 1",
-        "Side 1 players",
+        "Side 1 name",
+        "Side 1, first player",
+        "Side 1, second player",
         "Side 1 card points",
         "Side 1 declared points",
         "Side 1 points",
         "Side 1 total",
-        "Side 2",
-        "Side 2 players",
+        "Side 2 name",
+        "Side 2, first player",
+        "Side 2, second player",
         "Side 2 card points",
         "Side 2 declared points",
         "Side 2 points",
@@ -179,6 +182,9 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Match status",
         "Winner",
         "Won by",
+        "Tie rule",
+        "Claims allowed",
+        "Declarations allowed",
     ]
     assert len(rows) == 1 + 2 + 2 + 2
     open_match = Match.objects.get(line=31)
@@ -188,19 +194,24 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert last[1] == f"{timezone.localtime(open_match.started_at):%Y-%m-%d %H:%M}"
     # Seat 3 deals first, then seat 0: Dino, partnered with Elena.
     assert last[2:7] == ["31", "2", "Dino", "Normal", ""]
-    # A side the table named still says who played in it.
-    assert last[7:13] == ["I «Lupi»", "Dino & Elena", "2", "0", "2", "13"]
-    gianni = 'Gianni "il Bello" & سارة'
-    assert last[13:19] == [gianni, gianni, "9", "4", "13", "16"]
-    assert last[19:] == ["In progress", "", ""]
+    # A side the table named has its name, then its players; one named after its players
+    # says each of them once.
+    assert last[7:14] == ["I «Lupi»", "Dino", "Elena", "2", "0", "2", "13"]
+    assert last[14:21] == ["", 'Gianni "il Bello"', "سارة", "9", "4", "13", "16"]
+    assert last[21:24] == ["In progress", "", ""]
+    # What the table agreed for the match, in words.
+    assert last[24:] == ["Always play another deal", "yes", "yes"]
     cappotto_rows = rows[1:3]
     assert [row[5:7] for row in cappotto_rows] == [
         ["Normal", ""],
         ["Cappotto", 'Gianni "il Bello" & Nonna 🃏'],
     ]
-    assert [(row[12], row[18]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
+    assert [(row[13], row[20]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
     winner = ["Finished", 'Gianni "il Bello" & Nonna 🃏', "cappotto"]
-    assert [row[19:] for row in cappotto_rows] == [winner, winner]
+    agreed = [HIGHER_TOTAL, "no", "yes"]
+    assert [row[21:] for row in cappotto_rows] == [winner + agreed, winner + agreed]
+    # The sides' columns never say a pair's names again as one text: a column a player.
+    assert [cell for row in rows[1:] for cell in row[7:21] if " & " in cell] == []
 
 
 def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
@@ -211,9 +222,10 @@ def test_a_match_with_no_deal_yet_still_has_its_row_in_the_csv():
     assert len(rows) == 2
     assert rows[1][0] == "1"
     assert rows[1][2:7] == ["21", "", "", "", ""]
-    assert rows[1][7:13] == ["Anna", "Anna", "", "", "", "0"]
-    assert rows[1][13:19] == ["Bruno", "Bruno", "", "", "", "0"]
-    assert rows[1][19:] == ["Stopped, undecided", "", ""]
+    # Tressette in due: one player a side, no second.
+    assert rows[1][7:14] == ["", "Anna", "", "", "", "", "0"]
+    assert rows[1][14:21] == ["", "Bruno", "", "", "", "", "0"]
+    assert rows[1][21:24] == ["Stopped, undecided", "", ""]
     assert csv_rows(exports.match_csv_rows(match)) == rows
 
 
@@ -228,7 +240,7 @@ def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
     services.end_match(match=match)
     claim = csv_rows(exports.table_csv_rows(table))[-1]
     assert claim[5:7] == ["Claim", "Anna"]
-    assert claim[19:] == ["Finished", "Bruno", "claim"]
+    assert claim[21:] == ["Finished", "Bruno", "claim", HIGHER_TOTAL, "yes", "yes"]
 
 
 def test_one_match_exports_as_csv_on_its_own():
@@ -257,8 +269,8 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     row = csv_rows(exports.table_csv_rows(table))[1]
     assert row[4] == "'@SUM(1)"
     assert row[7] == '\'=HYPERLINK("http://evil.example","click")'
-    assert row[8] == "'@SUM(1) & +39 333"
-    assert row[13] == "'-2+3"
+    assert row[8:10] == ["'@SUM(1)", "'+39 333"]
+    assert row[14] == "'-2+3"
     assert [cell for cell in row if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}] == []
 
 
@@ -283,7 +295,7 @@ def test_no_cell_starts_a_formula_whichever_separator_a_spreadsheet_splits_at(
         text = "".join(exports.table_csv_rows(table))
     own = ";" if language == "it" else ","
     row = list(csv.reader(io.StringIO(text, newline=""), delimiter=own))[1]
-    assert (row[4], row[7], row[8]) == (shown, shown, f"{shown} & Carla")  # one cell each
+    assert (row[4], row[7], row[8], row[9]) == (shown, shown, shown, "Carla")  # one cell each
     for separator in (",", ";", "\t"):  # read as any: no cell starts a formula
         cells = spreadsheet_cells(text, separator)
         assert [cell for cell in cells if cell.lstrip(' "')[:1] in FORMULA_STARTS] == []
@@ -308,7 +320,7 @@ def test_a_formula_behind_spaces_or_quotes_is_neutralised():
     )
     record(match, WORKED)
     row = csv_rows(exports.table_csv_rows(table))[1]
-    assert row[4] == "''=1+1"
+    assert row[4] == row[8] == "''=1+1"
     assert row[7] == "' '@x"  # the quote just before what a spreadsheet would run
 
 
@@ -324,8 +336,8 @@ def test_hostile_names_are_quoted_by_csv():
     row = csv_rows([text])[1]
     assert row[4] == 'Al "the, pal"'
     assert row[7] == 'Line\nbreak, "quoted"'
-    assert row[8] == 'Al "the, pal" & Carla'
-    assert row[13] == "Beppe, Dino"
+    assert row[8:10] == ['Al "the, pal"', "Carla"]
+    assert row[14] == "Beppe, Dino"
     assert text.count("\r\n") == 2
 
 

@@ -1,12 +1,14 @@
 """What the pages show, read in a fixed number of queries and scored by `matches.rules`,
 one module a page: `sheet` (a match as it is played, and what its polls compare),
-`history`, `tables` (a table's version and its list of matches) and `stats`.
+`history`, `result` (a match's result, to share), `tables` (a table's version and its list
+of matches) and `stats`.
 
 Each reader returns a frozen plain object the template draws, in the language active when it
 was read: no form, no request, no cache inside. Writes live in `matches.services`.
 """
 
 from matches.selectors.history import Logged, match_changes
+from matches.selectors.result import Result, load_result, result_picture
 from matches.selectors.sheet import (
     Seating,
     Sheet,
@@ -25,16 +27,19 @@ __all__ = [
     "Logged",
     "MatchLine",
     "Record",
+    "Result",
     "Seating",
     "Sheet",
     "State",
     "Stats",
     "as_typed",
     "kind_labels",
+    "load_result",
     "load_sheet",
     "match_changes",
     "match_state",
     "match_states",
+    "result_picture",
     "seating",
     "table_matches",
     "table_seen",

@@ -1,10 +1,12 @@
-"""Looking back: a match's history of changes, and a table's stats."""
+"""Looking back: a match's history of changes, its result to share, and a table's stats."""
 
 from functools import partial
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import get_conditional_response
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import get_language
 from django.views.decorators.http import require_safe
 
 from matches import selectors
@@ -28,6 +30,27 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
     }
     template = "matches/history.html#changes" if request.htmx else "matches/history.html"
     return render(request, template, context)
+
+
+@table_page
+@require_safe
+def result_picture(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
+    """The match's result as a picture (SVG) for the table's chat: the sheet's Share makes it a
+    PNG (share.js); without scripts, its link opens it. Unchanged since the phone's copy (the
+    same revision, in the same language), a 304."""
+    state = selectors.match_state(token, match_id)
+    if state is None:
+        raise Http404
+    etag = f'"{state.revision}-{get_language()}"'
+    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
+        return unchanged
+    result = selectors.load_result(token, match_id)
+    if result is None:  # deleted meanwhile
+        raise Http404
+    context = {"result": result, "picture": selectors.result_picture(result)}
+    response = render(request, "matches/result.svg", context, content_type="image/svg+xml")
+    response["ETag"] = etag
+    return response
 
 
 @table_page

@@ -226,6 +226,10 @@ def _context(
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
         "settings_form": settings_form
         or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
+        # The result to share, once the match is over: read only where it is drawn.
+        "result": SimpleLazyObject(
+            partial(selectors.load_result, sheet.viewer_token, sheet.match_id)
+        ),
         "parts": _parts(request, sheet, link_changed, scorer, bool(notice))
         if request.method == "GET"
         else dict.fromkeys(parts, True),

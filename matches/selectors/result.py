@@ -1,0 +1,391 @@
+"""A match's result for the table's chat: its sides, every deal, the totals, who won and how,
+as a few lines of text and as a picture the server lays out (drawn as SVG by
+templates/matches/result.svg; the phone makes it a PNG to share, static/js/share.js).
+
+Read in three queries and scored by `matches.rules`. The picture is laid out here in whole
+pixels; a text's width is estimated from its characters, so that a long name wraps or
+shrinks instead of running off the picture.
+"""
+
+import math
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import dateformat, timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from matches import rules
+from matches.exports import export_filename
+from matches.models import DEAL_KINDS, END_REASONS, STATUSES
+from matches.selectors.sheet import Seated, match_and_sides
+
+
+@dataclass(frozen=True)
+class ResultSide:
+    name: str
+    players: tuple[str, ...]
+    total: int
+    won: bool
+
+    @property
+    def named_apart(self) -> bool:
+        """A name of its own: the picture says who played in it too."""
+        return Seated(self.name, self.players).named_apart
+
+
+@dataclass(frozen=True)
+class ResultDeal:
+    number: int
+    points: tuple[int, int]
+    totals: tuple[int, int]
+    tags: tuple[str, str]  # the kind of deal, on the side that swept or claimed
+
+
+@dataclass(frozen=True)
+class Result:
+    """A match as it is shared: the final sheet. Its verdict is in the language active when it
+    was read, its other words in the one active when they are drawn (the same request's)."""
+
+    table_name: str
+    line: int
+    started_at: datetime
+    sides: tuple[ResultSide, ResultSide]
+    deals: tuple[ResultDeal, ...]
+    verdict: str  # who won and how; or that it was stopped undecided, or is being played
+    file_name: str  # the picture's, as a download is named
+
+    @property
+    def score(self) -> str:
+        """ "Alice & Carla 21 – 14 Beppe & Dino" """
+        first, second = self.sides
+        return f"{first.name} {first.total} – {second.total} {second.name}"
+
+    @property
+    def day(self) -> str:
+        return dateformat.format(timezone.localtime(self.started_at), _("N j, Y"))
+
+    @property
+    def played(self) -> str:
+        """ "Line 21 · 7 deals" """
+        count = len(self.deals)
+        deals = ngettext("%(count)s deal", "%(count)s deals", count) % {"count": count}
+        return f"{_('Line %(line)s') % {'line': self.line}} · {deals}"
+
+    @property
+    def about(self) -> str:
+        """ "Line 21 · 7 deals · Nov 29, 2026" """
+        return f"{self.played} · {self.day}"
+
+    @property
+    def text(self) -> str:
+        """What is shared with the picture, or alone: the score, who won and how, the rest."""
+        return "\n".join([self.score, self.verdict, self.about])
+
+
+def load_result(token: str, match_id: int) -> Result | None:
+    """The result of a match seen through its table's view link: three queries (the match
+    with its table and sides, its deals, its number at the table for the file's name)."""
+    found = match_and_sides(token, match_id)
+    if found is None:
+        return None
+    match, sides = found
+    outcome = match.score(
+        [deal.entry for deal in match.deals.order_by("number")], (sides[0].name, sides[1].name)
+    )
+    seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
+    status = rules.Status(match.status)
+    finished = status is rules.Status.FINISHED
+    return Result(
+        table_name=match.table.name,
+        line=match.line,
+        started_at=match.started_at,
+        sides=tuple(
+            ResultSide(side.name, side.players, outcome.totals[i], finished and outcome.winner == i)
+            for i, side in enumerate(seated)
+        ),
+        deals=tuple(_deal(deal) for deal in outcome.deals),
+        verdict=_verdict(status, outcome, seated),
+        file_name=export_filename(match.table, "png", match),
+    )
+
+
+def _deal(deal: rules.ScoredDeal) -> ResultDeal:
+    side, label = deal.entry.side, str(dict(DEAL_KINDS)[deal.entry.kind])
+    tags = tuple(label if side == i else "" for i in range(2))
+    return ResultDeal(deal.number, deal.points, deal.totals, tags)
+
+
+def _verdict(status: rules.Status, outcome: rules.Outcome, sides: list[Seated]) -> str:
+    if status is rules.Status.ABANDONED:
+        first, second = outcome.totals
+        return _("Stopped at %(a)s–%(b)s, undecided.") % {"a": first, "b": second}
+    if status is rules.Status.IN_PROGRESS:
+        return str(dict(STATUSES)[status])
+    winner = sides[outcome.winner]
+    reason = str(dict(END_REASONS)[outcome.reason])
+    if outcome.both_at_line:
+        reason = _("both past the line, the higher total")
+    said = ngettext(
+        "%(side)s won the match (%(reason)s).",
+        "%(side)s won the match (%(reason)s).",
+        winner.speaks_of,
+    ) % {"side": winner.name, "reason": reason}
+    if outcome.claimer is None:
+        return said
+    claimer = {"claimer": sides[outcome.claimer].name}
+    if outcome.claimer == outcome.winner:
+        return f"{said} {_('%(claimer)s claimed the line rightly.') % claimer}"
+    return f"{said} {_('%(claimer)s claimed the line wrongly.') % claimer}"
+
+
+# --- The picture ------------------------------------------------------------------------
+
+WIDTH = 1080  # pixels: a chat's thumbnail of it still shows every number
+_PAD = 48
+_GAP = 24
+_INSET = 28  # inside a side's card
+_LEADING = 1.2
+_BAND = 104  # the band on top: the table and the day
+
+PAPER, CARD, STRIPE, RULE = "#f6f4ee", "#ffffff", "#eeebe2", "#d5d2c7"
+INK, MUTED, ACCENT, ON_ACCENT, WON = "#1b1d1a", "#545a52", "#1f6f4a", "#ffffff", "#e4f3ea"
+SIDES = ("#1f5fa8", "#b03a2e")  # the sheet's own side colours
+
+
+@dataclass(frozen=True)
+class Box:
+    x: int
+    y: int
+    width: int
+    height: int
+    fill: str
+    stroke: str = ""
+    rounded: int = 0
+
+
+@dataclass(frozen=True)
+class Text:
+    x: int
+    y: int  # the baseline
+    size: int
+    text: str
+    fill: str = INK
+    bold: bool = False
+    anchor: str = "start"  # start, middle or end
+    squeeze: int | None = None  # estimated wider than its room: drawn this wide
+
+
+@dataclass(frozen=True)
+class Picture:
+    width: int
+    height: int
+    boxes: tuple[Box, ...]
+    texts: tuple[Text, ...]
+
+
+_NARROW = frozenset("fijlrtI.,:;'!|()[]` ")
+_WIDE = frozenset("mwMW@%&")
+
+
+def _em(char: str) -> float:
+    """A character's width in ems, a little more than common sans-serif fonts draw it."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0.0
+    if unicodedata.east_asian_width(char) in ("W", "F"):  # emoji, CJK
+        return 1.05
+    if char in _NARROW:
+        return 0.34
+    if char in _WIDE:
+        return 0.92
+    return 0.72 if char.isupper() else 0.6
+
+
+def text_width(text: str, size: int, bold: bool = False) -> float:
+    """Its width in pixels at `size`, estimated (a bold face is wider).
+
+    >>> text_width("Alice", 40), text_width("MMM", 10, bold=True)
+    (104.0, 29.0)
+    """
+    return round(sum(map(_em, text)) * size * (1.05 if bold else 1.0), 1)
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    size: int
+    lines: tuple[str, ...]
+    room: int
+    bold: bool
+
+    @property
+    def height(self) -> int:
+        return round(len(self.lines) * self.size * _LEADING)
+
+    def drawn(self, x: int, top: int, fill: str = INK, anchor: str = "start") -> list[Text]:
+        """Its lines, the first one's top at `top`."""
+        texts = []
+        for i, line in enumerate(self.lines):
+            y = top + round(self.size * (0.85 + i * _LEADING))
+            wide = text_width(line, self.size, self.bold) > self.room
+            squeeze = self.room if wide else None
+            texts.append(Text(x, y, self.size, line, fill, self.bold, anchor, squeeze))
+        return texts
+
+
+def fit(
+    text: str, room: int, largest: int, smallest: int, lines: int = 1, bold: bool = False
+) -> _Fitted:
+    """`text` at the largest size from `largest` down to `smallest` at which it wraps, at
+    spaces, into at most `lines` lines `room` wide; at `smallest`, what still does not fit
+    is squeezed (Text.squeeze).
+
+    >>> fit("Maria Grazia Santangelo", 424, 52, 30, lines=3, bold=True).lines
+    ('Maria Grazia', 'Santangelo')
+    >>> fitted = fit("Maria Grazia Santangelo", 200, 40, 30)
+    >>> fitted.size, fitted.lines, fitted.drawn(0, 0)[0].squeeze
+    (30, ('Maria Grazia Santangelo',), 200)
+    """
+    for size in range(largest, smallest - 1, -2):
+        wrapped = _wrap(text, room, size, bold, lines)
+        if all(text_width(line, size, bold) <= room for line in wrapped):
+            return _Fitted(size, wrapped, room, bold)
+    return _Fitted(smallest, _wrap(text, room, smallest, bold, lines), room, bold)
+
+
+def _wrap(text: str, room: int, size: int, bold: bool, most: int) -> tuple[str, ...]:
+    """Words into lines of at most `room`, greedily; past `most` lines, the rest on the last."""
+    lines: list[str] = []
+    for word in text.split():
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and (text_width(joined, size, bold) <= room or len(lines) == most):
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return tuple(lines) or ("",)
+
+
+def result_picture(result: Result) -> Picture:
+    """The result laid out: the table and the day; a card a side with its name (its players
+    too when it has a name of its own), its total and, for the winner, that it won; who won
+    and how; then every deal, in one to three columns of rows as the deals run long."""
+    boxes = [Box(0, 0, WIDTH, _BAND, ACCENT)]
+    day = Text(WIDTH - _PAD, 66, 32, result.day, ON_ACCENT, anchor="end")
+    room = WIDTH - 2 * _PAD - _GAP - math.ceil(text_width(result.day, 32))
+    table = fit(result.table_name, room, 40, 26, bold=True)
+    texts = [day, *table.drawn(_PAD, day.y - round(table.size * 0.85), ON_ACCENT)]
+
+    cards = _cards(result, _BAND + 40)
+    bottom = cards.height
+    boxes += cards.boxes
+    texts += cards.texts
+    verdict = fit(result.verdict, WIDTH - 2 * _PAD, 44, 30, lines=3, bold=True)
+    texts += verdict.drawn(WIDTH // 2, bottom + 36, anchor="middle")
+    about_top = bottom + 36 + verdict.height + 12
+    about = fit(result.played, WIDTH - 2 * _PAD, 30, 22)  # the day is in the band
+    texts += about.drawn(WIDTH // 2, about_top, MUTED, anchor="middle")
+
+    deals = _deals(result, about_top + about.height + 36)
+    boxes += deals.boxes
+    texts += deals.texts
+    texts.append(Text(WIDTH - _PAD, deals.height + 44, 24, _("Tressette Scoresheet"), MUTED,
+                      anchor="end"))  # fmt: skip
+    height = deals.height + 72
+    return Picture(WIDTH, height, (Box(0, 0, WIDTH, height, PAPER), *boxes), tuple(texts))
+
+
+def _cards(result: Result, top: int) -> Picture:
+    """The two sides' cards, side by side, as high as the higher. Its height is where they
+    end."""
+    width = (WIDTH - 2 * _PAD - _GAP) // 2
+    room = width - 2 * _INSET
+    names = [fit(side.name, room, 52, 30, lines=3, bold=True) for side in result.sides]
+    players = [
+        fit(" & ".join(side.players), room, 32, 22, lines=2) if side.named_apart else None
+        for side in result.sides
+    ]
+    head = max(
+        name.height + (who.height + 8 if who is not None else 0)
+        for name, who in zip(names, players, strict=True)
+    )
+    total_y = top + 12 + _INSET + head + 140
+    won = _("match won")
+    badge = math.ceil(text_width(won, 30, bold=True)) + 2 * 20
+    bottom = total_y + 24 + 52 + _INSET
+    boxes, texts = [], []
+    for i, side in enumerate(result.sides):
+        x = _PAD + i * (width + _GAP)
+        boxes.append(Box(x, top, width, bottom - top, WON if side.won else CARD, RULE, 16))
+        boxes.append(Box(x, top, width, 12, SIDES[i]))
+        inner = x + _INSET
+        texts += names[i].drawn(inner, top + 12 + _INSET)
+        if players[i] is not None:
+            texts += players[i].drawn(inner, top + 12 + _INSET + names[i].height + 8, MUTED)
+        texts.append(Text(inner, total_y, 150, str(side.total), SIDES[i], bold=True))
+        if side.won:
+            boxes.append(Box(inner, total_y + 24, min(badge, room), 52, ACCENT, rounded=26))
+            pill = fit(won, room - 40, 30, 20, bold=True)
+            texts += pill.drawn(inner + min(badge, room) // 2, total_y + 33, ON_ACCENT, "middle")
+    return Picture(WIDTH, bottom, tuple(boxes), tuple(texts))
+
+
+# Rows of deals: per number of columns, the row's height and the points' size.
+_ROWS = {1: (64, 38), 2: (54, 32), 3: (46, 26)}
+# Where a row's parts go, as parts of its column's width: the deal's number ends at 0.10;
+# each side's points are centred under its heading, in 0.12 to 0.36 and 0.36 to 0.60 (or
+# moved left, the kind of deal after them); the totals end at 0.97.
+_NUMBER, _SIDES, _TOTALS = 0.10, ((0.12, 0.36), (0.36, 0.60)), 0.97
+
+
+def _deals(result: Result, top: int) -> Picture:
+    """Every deal a row: its number, each side's points and the running totals; the side
+    that swept or claimed says so after its points. Its height is where it ends."""
+    count = len(result.deals)
+    columns = 1 if count <= 16 else 2 if count <= 40 else 3
+    row, size = _ROWS[columns]
+    width = (WIDTH - 2 * _PAD - _GAP * (columns - 1)) // columns
+    rows = math.ceil(count / columns)
+    head_size = max(16, size * 6 // 10)
+    span = round(width * (_SIDES[0][1] - _SIDES[0][0]))
+    heads = [fit(side.name, span - 8, head_size, 14, lines=2, bold=True) for side in result.sides]
+    head = max(name.height for name in heads) + 14
+    heading = top + head - 14  # the headings' baseline
+    boxes, texts = [], []
+    for column in range(columns if count else 0):
+        x = _PAD + column * (width + _GAP)
+
+        def at(part: float, x: int = x) -> int:
+            return x + round(width * part)
+
+        texts.append(Text(at(_NUMBER), heading, head_size, "#", MUTED, anchor="end"))
+        for i, name in enumerate(heads):
+            centre = at(sum(_SIDES[i]) / 2)
+            last = round(name.size * (0.85 + (len(name.lines) - 1) * _LEADING))
+            texts += name.drawn(centre, heading - last, SIDES[i], "middle")
+            boxes.append(Box(at(_SIDES[i][0]) + 4, top + head - 8, span - 8, 4, SIDES[i]))
+        totals = _("Totals")
+        texts.append(Text(at(_TOTALS), heading, head_size, totals, MUTED, anchor="end"))
+        shown = result.deals[column * rows : (column + 1) * rows]
+        for n, deal in enumerate(shown):
+            y = top + head + n * row
+            if n % 2 == 0:
+                boxes.append(Box(x, y, width, row, STRIPE))
+            base = y + round(row / 2 + size * 0.35)
+            texts.append(
+                Text(at(_NUMBER), base, size * 3 // 4, str(deal.number), MUTED, anchor="end")
+            )
+            for i, points in enumerate(deal.points):
+                start, end = at(_SIDES[i][0]), at(_SIDES[i][1])
+                if not deal.tags[i]:
+                    middle = (start + end) // 2
+                    texts.append(Text(middle, base, size, str(points), bold=True, anchor="middle"))
+                    continue
+                # Its points moved left, to leave the kind of deal room after them.
+                left = start + (end - start) * 2 // 5
+                texts.append(Text(left, base, size, str(points), bold=True, anchor="end"))
+                tag = fit(deal.tags[i], end - left - 10, size * 6 // 10, 12)
+                texts += tag.drawn(left + 6, base - tag.size, SIDES[i])
+            run = f"{deal.totals[0]}–{deal.totals[1]}"
+            texts.append(Text(at(_TOTALS), base, size, run, anchor="end"))
+    end = top + head + rows * row
+    return Picture(WIDTH, end, tuple(boxes), tuple(texts))
