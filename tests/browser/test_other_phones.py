@@ -145,3 +145,18 @@ def test_a_deal_entered_then_taken_back_on_another_phone_is_said_and_offers_no_r
     }""")
     assert told.evaluate("e => getComputedStyle(e).backgroundColor") != warning
     screenshot(second, f"taken-back-{language}-{device.get('color_scheme')}")
+
+
+def test_a_table_page_whose_poll_fails_says_so_in_its_list_and_catches_up(phone):
+    phone.goto("/")
+    phone.get_by_label("Table name").fill("Bar Sport")
+    phone.get_by_role("button", name="Create table").click()
+    phone.route("**/*poll=1*", lambda route: route.abort())
+    said = phone.locator("#matches #request-failed-notice")
+    expect(said).to_have_text(
+        "The list of matches cannot update right now: it may be out of date. "
+        "It catches up by itself as soon as it can."
+    )
+    assert not phone.evaluate("() => document.activeElement.closest('#matches')")  # no focus
+    phone.unroute("**/*poll=1*")
+    expect(said).to_have_count(0)
