@@ -340,6 +340,7 @@ def test_while_deals_wait_the_last_deals_the_delete_button_and_the_chart_agree(n
     assert phone.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
 
     back_online(phone)
+    expect(phone.locator("#deal-3")).to_be_visible()  # both sent, in order
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
     expect(phone.locator("#recent tr:visible")).to_have_count(2)
     expect(phone.get_by_role("button", name="Delete deal 3")).to_be_visible()
