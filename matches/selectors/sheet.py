@@ -168,6 +168,7 @@ class Sheet:
     claim: str  # ended on a claim: who claimed, rightly or wrongly
     next_match_id: int | None
     last_change: tuple[int, str, int | None] | None  # id, action and deal number
+    last_by: str  # the name of the phone that made it ("Marco's phone"), or ""
     entries: tuple[rules.DealEntry, ...] = field(repr=False)
 
     @property
@@ -289,7 +290,7 @@ def seating(token: str, match_id: int) -> Seating | None:
 
 def load_sheet(token: str, match_id: int) -> Sheet | None:
     """The sheet of a match seen through its table's view link: three queries (the match
-    with its table and sides, its deals, its last change)."""
+    with its table and sides, its deals, its last change and who made it)."""
     found = match_and_sides(token, match_id)
     if found is None:
         return None
@@ -297,7 +298,7 @@ def load_sheet(token: str, match_id: int) -> Sheet | None:
     entries = [deal.entry for deal in match.deals.order_by("number")]
     names = (sides[0].name, sides[1].name)
     outcome = match.score(entries, names)
-    last = match.changes.order_by("-id").values_list("pk", "action", "deal_number").first()
+    last = match.changes.order_by("-id").values_list("pk", "action", "deal_number", "by").first()
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
     return _sheet_of(match, match.table.name, token, seated, outcome, last)
 
@@ -308,7 +309,7 @@ def _sheet_of(
     viewer_token: str,
     sides: list[Seated],
     outcome: rules.Outcome,
-    last_change: tuple[int, str, int | None] | None,
+    last_change: tuple[int, str, int | None, str] | None,
 ) -> Sheet:
     """The sheet of a match, its table, its sides and the outcome the rules scored."""
     seats = rules.seat_order([side.players for side in sides])
@@ -347,7 +348,8 @@ def _sheet_of(
         verdict=_verdict(outcome, sides, ended=match.status == rules.Status.FINISHED),
         claim=_claim(outcome, sides),
         next_match_id=match.next_match_id,
-        last_change=last_change,
+        last_change=last_change[:3] if last_change is not None else None,
+        last_by=last_change[3] if last_change is not None else "",
         entries=tuple(deal.entry for deal in outcome.deals),
     )
 

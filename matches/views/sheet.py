@@ -208,6 +208,7 @@ def _context(
         "settings_open": settings_form is not None,
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
+        "arrived": _arrived(request, sheet),
         "stale_entry": typing and not deleted and shown != str(sheet.next_number),
     }
     # What the page's first poll says it holds (the sheet drawn, which may be newer than
@@ -236,13 +237,42 @@ def _context(
     }
 
 
-def _deleted_elsewhere(request: HttpRequest, sheet: selectors.Sheet) -> int | None:
-    """The last deal, deleted on another phone, while nothing was saved since: every other
-    scorer is told, and may restore it."""
+@dataclass(frozen=True)
+class Elsewhere:
+    """What another phone just did to a deal, as the sheet says it beside the deal."""
+
+    number: int
+    by: str  # the name that phone chose ("Marco's phone"), or "": "another phone"
+    edited: bool = False  # changed, not entered
+
+
+def _deleted_elsewhere(request: HttpRequest, sheet: selectors.Sheet) -> Elsewhere | None:
+    """The last deal, taken back on another phone, while nothing was saved since: every other
+    scorer is told, in a neutral line (a Restore here would invite undoing a correction; the
+    match's history offers it)."""
     last = sheet.last_change
-    if last is None or last[1:] != ("deal_deleted", sheet.next_number):
+    if last is None or last[1:] != (Action.DEAL_DELETED, sheet.next_number):
         return None
-    return None if last[0] == request.session.get(DELETED) else sheet.next_number
+    if last[0] == request.session.get(DELETED):
+        return None
+    return Elsewhere(sheet.next_number, sheet.last_by)
+
+
+def _arrived(request: HttpRequest, sheet: selectors.Sheet) -> Elsewhere | None:
+    """The deal another phone entered or changed since the sheet this phone's poll says it
+    shows (`shown`, its revision): marked for a moment, with who did it."""
+    shown = plain_number(request.GET.get("shown"))
+    last = sheet.last_change
+    if "poll" not in request.GET or shown is None or shown >= sheet.revision or last is None:
+        return None
+    _, action, number = last
+    if number is None or number > sheet.last_number:
+        return None
+    if action == Action.DEAL_RECORDED and number == sheet.last_number:
+        return Elsewhere(number, sheet.last_by)
+    if action == Action.DEAL_EDITED:
+        return Elsewhere(number, sheet.last_by, edited=True)
+    return None
 
 
 def answer(

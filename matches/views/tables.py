@@ -2,6 +2,7 @@
 its players, and a new match."""
 
 import functools
+import hashlib
 import secrets
 
 import segno
@@ -11,8 +12,9 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.utils.cache import patch_cache_control
+from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.functional import SimpleLazyObject
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -116,7 +118,15 @@ PLAYER_DONE = ("added", "renamed", "merged")
 @table_page
 @require_safe
 def table(request: HttpRequest, token: str) -> HttpResponse:
+    """The table's page; with HTMX and ?poll=1, its list of matches, polled every few seconds
+    and answered 304 (Django's conditional GET) while the table's version is unchanged."""
     table = seen_table(token)
+    page = str(plain_number(request.GET.get("page"), otherwise=1))
+    list_etag = _list_etag(table, request.GET.get("player", ""), page)
+    polled = request.htmx and "poll" in request.GET
+    if polled and (unchanged := get_conditional_response(request, etag=list_etag)) is not None:
+        unchanged["ETag"] = list_etag
+        return unchanged
     scorer = can_score(request, table)
     # The players are read only if the page lists them, or the address names a player.
     players = SimpleLazyObject(table.players_by_name)
@@ -125,7 +135,6 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
     player = by_id.get(asked.get("player", ""))
     done_to = next(((what, by_id[asked[what]]) for what in PLAYER_DONE
                     if asked.get(what) in by_id), None)  # fmt: skip
-    page = str(plain_number(request.GET.get("page"), otherwise=1))
     said = {
         "player_done": done_to,
         "rotated": request.GET.get("rotated"),
@@ -144,14 +153,26 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "players": players,
         "player": player,
         "page_number": page,
+        "list_etag": list_etag,
         "page": SimpleLazyObject(
             functools.partial(selectors.table_matches, table, player=player, page=page)
         ),
     }
+    if polled:
+        response = render(request, "matches/table.html#matches", context)
+        response["ETag"] = list_etag
+        return response
     response = render(request, "matches/table.html", context)
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
         patch_cache_control(response, no_store=True)
     return response
+
+
+def _list_etag(table: Table, player: str, page: str) -> str:
+    """Changes with what the table's list of matches shows: the table's version (every match
+    started, played, ended), the player and the page asked for, the language."""
+    parts = [table.pk, table.version, player, page, get_language()]
+    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
 
 
 def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:

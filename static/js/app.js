@@ -59,7 +59,7 @@
     return (config && config.elt) || event.detail.elt;
   }
   window.requestOrigin = origin; // sheet.js (loaded after this file) asks it too
-  function isPoll(elt) { return elt.id === "live"; }
+  function isPoll(elt) { return elt.id === "live" || elt.hasAttribute("data-poll-etag"); }
   function failed(event) {
     var texts = document.getElementById("request-failed");
     var elt = origin(event);
@@ -76,6 +76,7 @@
     }
     if (said) said.remove();
     said = texts.content.querySelector('[data-why="' + why + '"]').cloneNode(true);
+    if (why === "stale" && elt.dataset.stale) said.textContent = elt.dataset.stale; // its own
     said.className = poll ? "notice warn small" : "notice error";
     said.setAttribute("role", poll ? "status" : "alert");
     if (poll) said.dataset.poll = "1";
@@ -83,9 +84,16 @@
     said.tabIndex = -1;
     saidFor = elt;
     var before = poll ? elt : elt.closest("form") || elt;
-    before.parentNode.insertBefore(said, before);
+    if (poll && elt.id !== "live") elt.querySelector("h2").after(said); // a card in a grid
+    else before.parentNode.insertBefore(said, before);
     if (!poll) said.focus();
   }
+  // A list that polls (the table's matches) names the version it shows: unchanged, it is
+  // answered 304 and left as it is; changed, it is swapped with the next version's name.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var tag = event.detail.elt.dataset && event.detail.elt.dataset.pollEtag;
+    if (tag) event.detail.headers["If-None-Match"] = tag;
+  });
   document.addEventListener("htmx:sendError", failed);
   document.addEventListener("htmx:responseError", failed);
   document.addEventListener("htmx:afterRequest", function (event) {

@@ -164,14 +164,28 @@
     var columns = rows.closest("table").querySelectorAll("thead th").length;
     var totals = d.totals.slice();
     var state = { another: d.another };
+    var strip = [];
+    var waits = false;
     items.forEach(function (item) {
       var deal = read(item.values, d);
-      if (!deal || deal.errors.length) totals = null;
-      else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
-      // A deal the server refused stands on the sheet only once corrected: it decides nothing.
-      if (!state.decided && item.state === "waiting") state = settle(state, item, totals, d);
-      rows.appendChild(row(item, deal, totals, d, columns));
+      // A deal that waits for the person's choice (another phone's took its number, or the
+      // server refused it) counts for nothing until then: the totals stay the server's.
+      var counts = item.state === "waiting";
+      if (counts) {
+        waits = true;
+        if (!deal || deal.errors.length) totals = null;
+        else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
+        if (!state.decided) state = settle(state, item, totals, d);
+      }
+      rows.appendChild(row(item, deal, counts && totals, d, columns));
+      strip.push(row(item, deal, counts && totals, d, 4));
     });
+    lastDeals(strip);
+    // What would act on the server's last deal, or draw the server's deals alone, is put away
+    // while deals wait to follow it.
+    show(document.getElementById("delete-last"), false);
+    if (waits) show(document.getElementById("chart"), false);
+    if (!waits) return;
     var waiting = word("provisional");
     document.querySelectorAll(".scoreboard .total").forEach(function (total, i) {
       remember(total).textContent = totals ? totals[i] : "…";
@@ -196,6 +210,16 @@
     if (heading) remember(heading).textContent = word("deal", { number: next });
     var dealing = document.querySelector("#live .next-dealer");
     if (dealing) remember(dealing).innerHTML = word("dealer", { number: next, dealer: dealer }, true);
+  }
+  // The strip of last deals above the form: the last two of the sheet's and the waiting ones.
+  function lastDeals(pending) {
+    var strip = document.querySelector("#recent tbody");
+    if (!strip) return;
+    var drawn = [].slice.call(strip.querySelectorAll("tr"));
+    var kept = drawn.concat(pending).slice(-2);
+    drawn.forEach(function (tr) { show(tr, kept.indexOf(tr) !== -1); });
+    kept.forEach(function (tr) { if (pending.indexOf(tr) !== -1) strip.appendChild(tr); });
+    show(document.getElementById("recent"), true);
   }
   // Where the match stands once a waiting deal is added, as the rules' _settle has it for a
   // played-out deal (the sheet names the line, the tie rule and whether both sides are already

@@ -27,7 +27,9 @@
     if (window.requestOrigin(event).id !== "live" || event.detail.xhr.status !== 200) return;
     var said = document.querySelector("#live [data-announce]");
     var region = document.getElementById("announce");
-    if (said && region) region.textContent = said.textContent;
+    var arrived = document.getElementById("arrived-by"); // who entered the deal just marked
+    var first = arrived ? arrived.textContent.replace(/\s+/g, " ").trim() + ". " : "";
+    if (said && region) region.textContent = first + said.textContent;
     var deals = String(document.querySelectorAll("#deal-rows tr:not(.pending)").length);
     document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
       if (notice.dataset.whileDeals !== deals) notice.remove();

@@ -1,5 +1,7 @@
 """A table with no signal keeps scoring (issue 23), in a real Chromium with its network cut."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -97,6 +99,10 @@ def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phon
     expect(question).to_contain_text("Yours, entered on this phone, was not saved")
     expect(question).to_contain_text("Alice & Carla 8 + 0, Beppe & Dino 3 + 0")
     assert stored() == [(1, 6)]  # the person decides
+    # Until then the totals are the server's, as the other phone shows them: nothing waits.
+    expect(phone.locator(".scoreboard .total")).to_have_text(["6", "5"])
+    expect(phone.locator(".scoreboard")).not_to_contain_text("provisional")
+    assert totals(other) == ["6", "5"]
     question.get_by_role("button", name="Add mine as deal 2").click()
     expect(phone.locator("#deal-2")).to_be_visible()
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
@@ -299,3 +305,44 @@ def test_two_tabs_coming_online_at_once_store_each_deal_once(new_phone):
     expect(tab.locator("#deal-3")).to_be_visible()
     assert stored() == [(1, 6), (2, 5), (3, 7)]
     assert Change.objects.filter(action="deal_recorded").count() == 3
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        {"viewport": {"width": 360, "height": 740}, "color_scheme": "light"},
+        {"color_scheme": "dark"},  # a Pixel 7's size
+    ],
+)
+def test_while_deals_wait_the_last_deals_the_delete_button_and_the_chart_agree(new_phone, device):
+    phone = new_phone(**device)
+    create_table_and_match(phone, line="41")
+    enter_deal(phone, 8, da="3")
+    ready_offline(phone)
+    strip = phone.locator("#recent tr")
+    expect(strip).to_have_count(1)
+    expect(phone.get_by_role("button", name="Delete deal 1")).to_be_visible()
+    expect(phone.locator("#chart")).to_be_visible()
+
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)
+    enter_deal(phone, 5)
+    # Above the form, the last two deals: the two waiting, as the sheet's rows show them.
+    shown = phone.locator("#recent tr:visible")
+    expect(shown).to_have_count(2)
+    expect(shown.nth(0)).to_contain_text("waiting to be sent")
+    expect(shown.locator("th.num")).to_contain_text(["2", "3"])
+    expect(shown.nth(1).locator(".run")).to_contain_text("22–14")
+    expect(phone.locator(".scoreboard .total")).to_have_text(["22", "14"])
+    # Nothing acts on deal 1, or draws the deals without the waiting ones.
+    expect(phone.get_by_role("button", name=re.compile("Delete deal"))).to_have_count(0)
+    expect(phone.locator("#chart")).to_be_hidden()
+    assert phone.evaluate("() => document.documentElement.scrollWidth - innerWidth") <= 0
+
+    back_online(phone)
+    expect(phone.locator("#deal-3")).to_be_visible()  # both sent, in order
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    expect(phone.locator("#recent tr:visible")).to_have_count(2)
+    expect(phone.get_by_role("button", name="Delete deal 3")).to_be_visible()
+    expect(phone.locator("#chart")).to_be_visible()
+    assert stored() == [(1, 8), (2, 6), (3, 5)]

@@ -788,7 +788,9 @@ def test_another_phones_deal_is_said_in_a_live_region_that_stays(phone):
     )
     expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
     region = phone.locator("#announce[aria-live=polite]")
-    expect(region).to_have_text("Alice & Carla 11, Beppe & Dino 3.")
+    # Who entered the deal first (the line beside the deal marked as new), then the totals.
+    said = "Deal 1 · entered on another phone. Alice & Carla 11, Beppe & Dino 3."
+    expect(region).to_have_text(said)
     expect(region).to_have_attribute("data-kept", "yes")
     assert phone.locator("#live [aria-live]").count() == 0
 

@@ -537,40 +537,57 @@ def test_an_odd_saved_parameter_is_ignored(scorer, sheet_url, worked, saved):
     assert response.status_code == 200 and not parsed(response).select("#saved")
 
 
-def test_the_other_phones_are_told_of_a_deleted_deal_and_may_restore_it(
+def test_the_other_phones_are_told_of_a_deal_taken_back_with_no_restore_to_tap(
     scorer, match, sheet_url, deal_url
 ):
+    """Told in a neutral line who took it back: a Restore beside it would invite undoing a
+    correction. The match's history offers it, to every scorer."""
     other = Client()
     other.post(f"/join/{match.table.scorer_token}/", {"label": "Dino"})
     for number in (1, 2):
         scorer.post(deal_url, deal_data(number=number, a="5", b="6", da="0"), **HX)
     scorer.post(sheet_url + "deals/2/delete", **HX)
+    history = reverse("match_history", args=[match.table.viewer_token, match.pk])
     restore = reverse("restore_deal", args=[match.table.viewer_token, match.pk, 2])
 
-    def told(phone, query: str) -> bool:
+    def told(phone, query: str, by: str = "Carla's phone") -> bool:
         page = parsed(phone.get(f"{sheet_url}?poll=1&{query}", **HX))
         notice = page.select_one("#deleted-elsewhere")
         if notice is None:
             return False
-        assert (
-            words(notice)
-            == "Deal 2 was deleted on another phone. The match history keeps it. Restore"
-        )
-        button = notice.select_one("button")  # posting through the page's actions form
-        assert button["formaction"] == restore and button["form"] == "actions"
+        assert words(notice) == f"Deal 2 was taken back by {by}. The match history keeps it."
+        assert notice["role"] == "status" and not notice.select("button, a")
         assert "Another phone has just entered a deal" not in words(page)
+        assert not page.select(f"[formaction='{restore}']")
         return True
 
     # The other phone's form still shows deal 3; it may be typing in it, or not.
     assert told(other, "number=3&typing=0") and told(other, "number=3&typing=1")
     assert told(other, "number=2&typing=0")  # told until something else happens
     assert not told(scorer, "number=2&typing=0")  # it has its own notice
-    assert not told(Client(), "number=2")  # a viewer has nothing to restore
+    assert not told(Client(), "number=2")  # a viewer is not told
+    offered = parsed(other.get(history, **EN)).select(f"form[action='{restore}'] button")
+    assert [words(button) for button in offered] == ["Restore"]
     other.post(sheet_url + "deals/2/restore", **HX)
     assert match.deals.count() == 2 and not told(other, "number=3&typing=0")
     # Now the other phone deletes deal 2: the first is told, though it deleted a deal 2 once.
     other.post(sheet_url + "deals/2/delete", **HX)
-    assert told(scorer, "number=3&typing=0") and not told(other, "number=2&typing=0")
+    assert told(scorer, "number=3&typing=0", by="Dino") and not told(other, "number=2&typing=0")
+
+
+def test_a_deal_taken_back_on_a_phone_with_no_name_is_said_of_another_phone(
+    match, sheet_url, deal_url
+):
+    first, second = Client(), Client()
+    for phone in (first, second):
+        phone.post(f"/join/{match.table.scorer_token}/")
+    first.post(deal_url, deal_data(number=1), **HX)
+    revision = Match.objects.get().revision
+    first.post(sheet_url + "deals/1/delete", {"undo": str(revision)}, **HX)  # Undo
+    page = parsed(second.get(f"{sheet_url}?poll=1&number=2&typing=0", **HX))
+    assert words(one(page, "#deleted-elsewhere")) == (
+        "Deal 1 was taken back on another phone. The match history keeps it."
+    )
 
 
 # --- Editing a deal ----------------------------------------------------------------------

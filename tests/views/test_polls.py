@@ -11,7 +11,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from matches import rules, services
-from matches.models import Table
+from matches.models import Match, Table
 from matches.views import watched
 from scoresheet.wsgi import application
 from tests.factories import MatchFactory
@@ -220,3 +220,45 @@ def test_the_polls_of_every_match_a_process_watches_cost_one_query_a_second(
     matches[2].table.refresh_from_db()
     with django_assert_num_queries(1):  # the new link works at once: read alone
         assert watched.polled_state(matches[2].table.viewer_token, matches[2].pk) is not None
+
+
+def test_a_deal_from_another_phone_is_marked_and_said_who_entered_it(
+    scorer, match, sheet_url, deal_url, worked
+):
+    """The poll names the revision the phone shows (`shown`): a deal saved since on another
+    phone is marked in the sheet's rows and in the strip above the form, with who entered it."""
+    shown = Match.objects.get().revision
+    other = Client()
+    other.post(reverse("join", args=[match.table.scorer_token]), {"label": "Dino's phone"})
+    deal_2 = deal_data(number=2, a="5", b="6", da="0")  # 16 to 9: played on
+    saved = parsed(other.post(deal_url, deal_2, follow=True, **HX))
+    assert not saved.select("[data-arrived], #arrived-by")  # its own deal: said as saved
+
+    for phone in (scorer, Client()):  # a scorer one deal behind, and a viewer
+        page = parsed(phone.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX))
+        assert words(one(page, "#arrived-by")) == "Deal 2 · entered by Dino's phone"
+        # (find_all: a row added is sent in a <template>, which select() does not look into)
+        marked = page.find_all("tr", attrs={"data-arrived": True, "id": True})
+        assert [row["id"] for row in marked] == ["deal-2"]
+    scorer_page = parsed(scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2", **HX))
+    assert one(scorer_page, "#recent tr[data-arrived]")  # the strip above the form too
+
+    # Seen, it is no longer new; a reload says nothing of it either.
+    now = Match.objects.get().revision
+    page = parsed(scorer.get(f"{sheet_url}?poll=1&shown={now}&number=3&typing=0", **HX))
+    assert not page.select("[data-arrived], #arrived-by")
+    assert not parsed(scorer.get(sheet_url, **EN)).select("[data-arrived], #arrived-by")
+
+
+def test_a_deal_changed_on_a_phone_with_no_name_is_said_of_another_phone(
+    scorer, match, sheet_url, worked
+):
+    shown = Match.objects.get().revision
+    other = Client()
+    other.post(reverse("join", args=[match.table.scorer_token]))
+    edit = reverse("edit_deal", args=[match.table.viewer_token, match.pk, 1])
+    other.post(edit, deal_data(number=1, a="5", b="6", da="0", version=worked.version), **HX)
+    page = parsed(Client().get(f"{sheet_url}?poll=1&shown={shown}", **HX))
+    assert words(one(page, "#arrived-by")) == "Deal 1 · changed on another phone"
+    assert one(page, "tr[data-arrived]")["id"] == "deal-1"
+    assert words(one(page, "#deal-1 .run")) == "5–6"

@@ -353,7 +353,8 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
 def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behind(
     scorer, match, sheet_url, deal_url, worked
 ):
-    """The row added and the next deal's parts come from what the save drew ({% cache %});
+    """The row added and the next deal's parts come from what the save drew ({% cache %}),
+    the deal marked as new (data-arrived) for the phones a deal behind, all of them alike;
     the key of the deal each phone types next is its own."""
     shown = Match.objects.get().revision
     other = Client()
@@ -361,6 +362,10 @@ def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behi
     data = deal_data(number=2, a="6", b="5", da="0", shown=shown, drawn_blank="1")
     saved = parsed(other.post(deal_url, data, follow=True, **HX))
     polled = parsed(scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX))
+    marked = polled.find_all(attrs={"data-arrived": True})
+    assert [row.th.contents[0].strip() for row in marked] == ["2", "2"]  # the table, the strip
+    for row in marked:
+        del row["data-arrived"]
     for part in ("template", "#chart", "#recent", "#entry-next", "#delete-last"):
         assert str(one(saved, part)) == str(one(polled, part)), part
     assert value(saved, "number") == value(polled, "number") == "3"

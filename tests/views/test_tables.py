@@ -625,3 +625,52 @@ def test_an_old_scorer_link_cannot_learn_the_new_one_by_another_key(scorer, tabl
     assert scorer.post(url, {"key": "mine"}).status_code == 302
     assert outsider.post(url, {"key": "guess"}).status_code == 403
     assert outsider.post(url, {"key": ""}).status_code == 403
+
+
+def test_a_match_started_on_another_phone_reaches_the_table_page_by_its_poll(
+    db, django_assert_num_queries
+):
+    """The table's list of matches is polled as the sheet is: unchanged, a 304 for one query;
+    a new match or a rematch, the list drawn again with the version it shows."""
+    table = services.create_table(name="Bar Sport")
+    viewer = Client()
+    page = parsed(viewer.get(reverse("table", args=[table.viewer_token]), **EN))
+    listed = one(page, "#matches")
+    assert words(one(listed, ".list")) == "No matches yet."
+    poll, etag = listed["hx-get"], listed["data-poll-etag"]
+    assert poll.startswith(reverse("table", args=[table.viewer_token]) + "?poll=1")
+    with django_assert_num_queries(1):  # the table's version, as a sheet's poll reads its state
+        unchanged = viewer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
+    assert (unchanged.status_code, unchanged.content, unchanged["ETag"]) == (304, b"", etag)
+
+    match = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
+    answer = viewer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
+    drawn = one(parsed(answer), "#matches")
+    assert words(drawn.select(".list a.row")[0]).startswith(
+        "Alice & Carla – Beppe & Dino 0–0 · 0 deals · in progress"
+    )
+    assert drawn["data-poll-etag"] == answer["ETag"] != etag
+    assert drawn["hx-get"] == poll  # it polls on, as it was drawn with the page
+    assert not parsed(answer).select("form[method=post], #share")  # the list alone
+    assert viewer.get(poll, HTTP_IF_NONE_MATCH=answer["ETag"], **HX).status_code == 304
+
+    sweep = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
+    services.record_deal(match_id=match.pk, number=1, entry=sweep)
+    services.end_match(match=match)
+    services.rematch(match=match)
+    again = parsed(viewer.get(poll, HTTP_IF_NONE_MATCH=answer["ETag"], **HX))
+    rows = [words(row) for row in again.select("#matches .list a.row")]
+    assert len(rows) == 2 and rows[0].startswith("Alice & Carla – Beppe & Dino 0–0 · 0 deals")
+
+
+def test_the_table_pages_poll_keeps_the_player_and_page_asked_for(scorer, table, match):
+    alice = Player.objects.get(name="Alice")
+    url = reverse("table", args=[table.viewer_token]) + f"?player={alice.pk}"
+    listed = one(parsed(scorer.get(url, **EN)), "#matches")
+    assert listed["hx-get"].endswith(f"?poll=1&player={alice.pk}&page=1")
+    poll = scorer.get(listed["hx-get"], HTTP_IF_NONE_MATCH=listed["data-poll-etag"], **HX)
+    assert poll.status_code == 304
+    # In Italian the same list is another answer.
+    italian = {**HX, "HTTP_ACCEPT_LANGUAGE": "it"}
+    answer = scorer.get(listed["hx-get"], HTTP_IF_NONE_MATCH=listed["data-poll-etag"], **italian)
+    assert answer.status_code == 200 and "in corso" in words(parsed(answer))
