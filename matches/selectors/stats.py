@@ -1,6 +1,5 @@
 """A table's stats, per player and per pair."""
 
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -12,7 +11,7 @@ from matches.models import (
     Side,
     Table,
 )
-from matches.names import ZWJ, pair_name, sort_key
+from matches.names import pair_name, sort_key
 
 
 @dataclass
@@ -56,14 +55,36 @@ class Record:
 
 
 @dataclass(frozen=True)
+class Bar:
+    """A player's matches won, as a bar: its length in hundredths of the longest."""
+
+    name: str
+    won: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Longest:
+    """A match that took the most deals, named by its sides."""
+
+    match_id: int
+    sides: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Stats:
     matches_played: int
     players: list[Record]
     pairs: list[Record]
-    longest: Match | None
-    longest_sides: tuple[str, str]
-    chart: dict
+    longest: list[Longest]  # every match that took the most deals, oldest first
+    longest_deals: int
+    chart: list[Bar]
     waiting: int  # decided by their deals but never ended: they count once they are
+
+    @property
+    def longest_tied(self) -> bool:
+        """More than one match took the most deals."""
+        return len(self.longest) > 1
 
 
 def table_stats(table: Table) -> Stats:
@@ -84,7 +105,10 @@ def table_stats(table: Table) -> Stats:
             for record in _records(side, players, pairs):
                 _count(record, match, side.position)
     by_wins = lambda r: (-r.won, -r.win_rate, sort_key(r.name))  # noqa: E731
-    longest = max(matches, key=lambda m: (m.deal_count, m.pk), default=None)
+    most = max((m.deal_count for m in matches), default=0)
+    longest = [
+        Longest(m.pk, tuple(s.name for s in sides[m.pk])) for m in matches if m.deal_count == most
+    ]
     player_list = sorted(players.values(), key=by_wins)
     waiting = Match.objects.filter(
         table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
@@ -94,18 +118,21 @@ def table_stats(table: Table) -> Stats:
         players=player_list,
         pairs=sorted(pairs.values(), key=by_wins),
         longest=longest,
-        longest_sides=tuple(s.name for s in sides[longest.pk]) if longest else ("", ""),
+        longest_deals=most,
         chart=_bars(player_list),
         waiting=waiting.count(),
     )
 
 
 def _records(side: Side, players: dict, pairs: dict) -> list[Record]:
+    """A side's players' records and, of two, their pair's: named in seat order as the sheet
+    names them ("Giulia & Ante"), as their last match seated them (called oldest first)."""
     members = side.players
     records = [players.setdefault(p.pk, Record(p.name, p.pk)) for p in members]
     if len(members) == 2:
-        name = pair_name(sorted((p.name for p in members), key=sort_key))
-        records.append(pairs.setdefault(frozenset(p.pk for p in members), Record(name)))
+        pair = pairs.setdefault(frozenset(p.pk for p in members), Record(""))
+        pair.name = pair_name([p.name for p in members])
+        records.append(pair)
     return records
 
 
@@ -121,60 +148,11 @@ def _count(record: Record, match: Match, position: int) -> None:
     record.results.append(won)
 
 
-def _label(name: str, most: int = 16) -> str:
-    """A name as it fits beside its bar, cut between characters one sees, never inside one
-    made of several (a letter and its accent, an emoji joined from others):
+def _bars(records: list[Record], shown: int = 12) -> list[Bar]:
+    """A bar per player, the first `shown`: matches won, against the most anyone won.
 
-    >>> _label("Maria Antonietta Esposito")
-    'Maria Antoniett…'
-    >>> _label("Tressette club 👩\u200d🍳")
-    'Tressette club…'
+    >>> [(b.won, b.length) for b in _bars([Record("Anna", won=4), Record("Ugo", won=1)])]
+    [(4, 100), (1, 25)]
     """
-    if len(name) <= most:
-        return name
-    end = most - 1
-    while end > 0 and (_joins_on(name[end]) or name[end - 1] == ZWJ or _splits_flag(name, end)):
-        end -= 1
-    return name[:end].rstrip() + "…"
-
-
-def _joins_on(char: str) -> bool:
-    """Part of the character before it: a mark, a joiner, an emoji's skin tone, a tag (the
-    flags of England, Scotland and Wales are a black flag and tags)."""
-    return (
-        char == ZWJ
-        or unicodedata.category(char) in {"Mn", "Mc", "Me"}
-        or 0x1F3FB <= ord(char) <= 0x1F3FF
-        or 0xE0020 <= ord(char) <= 0xE007F
-    )
-
-
-def _splits_flag(name: str, end: int) -> bool:
-    """Would a cut at `end` part the two letters of a country's flag (🇮🇹)? They come in
-    pairs: an odd number of them just before the cut means it would."""
-    letters = 0
-    while end - letters > 0 and 0x1F1E6 <= ord(name[end - letters - 1]) <= 0x1F1FF:
-        letters += 1
-    return letters % 2 == 1
-
-
-def _bars(records: list[Record], width: int = 300, bar: int = 22) -> dict:
-    """A horizontal bar per player: matches won, against the most anyone won. Names take
-    the first 125 units, each bar starts there and its count follows it."""
-    names, gap, count = 125, 5, 40
     most = max((r.won for r in records), default=0) or 1
-    rows = []
-    for i, r in enumerate(records[:12]):
-        length = max(2, round(r.won * (width - names - gap - count) / most))
-        rows.append(
-            {
-                "name": _label(r.name),
-                "won": r.won,
-                "y": i * (bar + 8),
-                "label_y": i * (bar + 8) + 16,
-                "x": names,
-                "width": length,
-                "count_x": names + length + gap,
-            }
-        )
-    return {"rows": rows, "height": max(len(rows) * (bar + 8), bar), "bar": bar, "width": width}
+    return [Bar(r.name, r.won, max(1, round(100 * r.won / most))) for r in records[:shown]]

@@ -106,8 +106,8 @@ def test_at_320_px_the_stats_are_cards_with_every_figure_in_sight(new_phone):
     phone.goto(pages_to_check(phone)[4])
     region = phone.get_by_role("region", name="Players")
     alice = region.locator("tr", has_text="Alice")
-    expect(alice.locator("td[data-label]")).to_have_count(6)
-    for figure in alice.locator("td[data-label]").all():  # Pl. … Streak, each labelled
+    expect(alice.locator("td:has(.cell-label)")).to_have_count(6)
+    for figure in alice.locator("td").all():  # Played … Streak, each labelled
         box = figure.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 320
     assert region.evaluate("region => region.scrollWidth <= region.clientWidth")

@@ -112,4 +112,4 @@ def test_the_stats_fit_a_phone_each_player_a_card(new_phone, size):
     )
     assert sideways == []
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
-    expect(page.locator(".records td[data-label]").first).to_be_visible()
+    expect(page.locator(".records td .cell-label").first).to_be_visible()

@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import rules, selectors, services
-from matches.models import Change, Match, Player
+from matches.models import NAME_MAX, Change, Match, Player
 from matches.selectors import Record, sheet, stats
 from tests.factories import TableFactory
 from tests.html import one, parsed, words
@@ -119,17 +119,28 @@ def stats_page(client, table):
 
 
 def records(page, section: int = 0) -> dict[str, list[str]]:
-    """Each row of the players' (or pairs') table: the name, then each column's words."""
+    """Each row of the players' (or pairs') table: the name, then each column's figures (the
+    words labelling them on a phone aside)."""
     rows = page.select(".records")[section].select("tbody tr")
+    for label in page.select(".records .cell-label"):
+        label.decompose()
     return {words(row.th): [words(cell) for cell in row.select("td")] for row in rows}
+
+
+def sentence(element) -> str:
+    """A paragraph's words as read, punctuation right after a link."""
+    return " ".join(element.get_text().split())
 
 
 def test_stats_count_wins_pairs_declarations_sweeps_and_streaks(joined):
     table, _ = history(matches=3, deals=2)
     page = stats_page(joined(table), table)
-    assert words(page.select("main > p")[0]).startswith(
-        "3 finished matches. The longest took 3 deals"
+    # Each match took 3 deals: each is named, in the order played.
+    assert sentence(page.select("main > p")[0]) == (
+        "3 finished matches. The longest matches took 3 deals each: "
+        "Alice & Dino – Beppe & Carla, Alice & Carla – Beppe & Dino, Alice & Dino – Beppe & Carla."
     )
+    assert len(page.select("main > p")[0].select("a")) == 3
     # Alice swept all three: three won in a row, 101 points in 3 deals each, a declaration of
     # 3 in each. Beppe: 5 and 5, then 0.
     players = records(page)
@@ -141,8 +152,77 @@ def test_stats_count_wins_pairs_declarations_sweeps_and_streaks(joined):
         "Beppe & Carla",
         "Beppe & Dino",
     }
-    # Each short heading is said in words on the page: a touch screen shows no title.
-    assert words(one(page, "#key")).startswith("Pl. matches played · Won matches won")
+
+
+def test_the_longest_match_alone_is_named_alone(joined):
+    table = TableFactory()
+    play(table, deals=1)
+    longest = play(table, deals=4, players=(("Giulia", "Ante"), ("Beppe", "Dino")))
+    play(table, deals=2)
+    said = stats_page(joined(table), table).select("main > p")[0]
+    assert sentence(said) == (
+        "3 finished matches. The longest took 5 deals: Giulia & Ante – Beppe & Dino."
+    )
+    assert said.a["href"] == reverse("match", args=[table.viewer_token, longest.pk])
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("it", "Le più lunghe sono durate 2 smazzate ciascuna:"),
+        ("hr", "Najduže su imale po 2 dijeljenja:"),
+    ],
+)
+def test_matches_tied_for_the_longest_are_said_in_each_language(client, language, said):
+    table = TableFactory()
+    play(table, deals=1)
+    play(table, deals=1)
+    page = parsed(
+        client.get(reverse("stats", args=[table.viewer_token]), HTTP_ACCEPT_LANGUAGE=language)
+    )
+    assert said in words(page.select("main > p")[0])
+
+
+def test_a_pair_is_named_in_the_order_its_sheet_names_it(joined):
+    table = TableFactory()
+    play(table, deals=1, players=(("Carla", "Alice"), ("Beppe", "Dino")))
+    latest = play(table, deals=1, players=(("Giulia", "Ante"), ("Dino", "Beppe")))
+    phone = joined(table)
+    sheet = parsed(phone.get(reverse("match", args=[table.viewer_token, latest.pk]), **EN))
+    assert [words(name) for name in sheet.select(".scoreboard .side-name")] == [
+        "Giulia & Ante",
+        "Dino & Beppe",
+    ]
+    # Not "Ante & Giulia": the seats' order, as the sheets name them; of a pair seated both
+    # ways, as their last match did.
+    pairs = records(stats_page(phone, table), 1)
+    assert list(pairs) == ["Carla & Alice", "Giulia & Ante", "Dino & Beppe"]
+
+
+def test_every_heading_of_the_stats_is_a_word_said_before_the_figures(client):
+    table, _ = history(matches=1, deals=1)
+    url = reverse("stats", args=[table.viewer_token])
+    headings = {
+        "en": ["Name", "Played", "Won", "Points per deal", "Declarations", "Sweeps", "Streak"],
+        "it": ["Nome", "Giocate", "Vinte", "Punti per smazzata", "Accusi", "Cappotti", "Serie"],
+        "hr": ["Ime", "Odigrane", "Dobivene", "Punti po dijeljenju", "Akuže", "Kapoti", "Niz"],
+    }
+    for language, said in headings.items():
+        page = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE=language))
+        assert [words(th) for th in page.select(".records thead th")][:7] == said
+        # On a phone each figure is labelled with its heading's words, in full.
+        first = page.select(".records tbody tr")[0]
+        assert [words(label) for label in first.select(".cell-label")] == said[1:]
+        assert not page.select("abbr")
+    # What the figures in brackets and the less plain headings mean, above the first table.
+    key = one(page, "#key")
+    assert key.find_next("table") is page.select(".records")[0]
+    page = parsed(client.get(url, **EN))
+    assert words(one(page, "#key")) == (
+        "Won matches won, and in brackets their share of the matches played"
+        " · Declarations number of deals with declarations, and the points they scored"
+        " · Sweeps cappotti and stramazzi · Streak the last matches in a row won, or lost"
+    )
 
 
 def test_a_players_name_in_the_stats_leads_to_their_matches(joined):
@@ -228,15 +308,23 @@ def test_the_chart_on_the_sheet_and_in_the_history_holds_its_worked_numbers():
     assert doctest.testmod(sheet).failed == 0
 
 
-def test_a_long_name_beside_its_bar_is_cut_between_characters_one_sees():
-    assert doctest.testmod(stats).failed == 0
-    # Never a thumb without its skin tone, nor an e without its accent (e + U+0301).
-    assert stats._label("abcdefghijklmn👍🏽xyz") == "abcdefghijklmn…"
-    assert stats._label("abcdefghijklmne\u0301xyz") == "abcdefghijklmn…"
-    # Nor half a flag: 🇮🇹 is two letters, cut before both.
-    assert stats._label("abcdefghijklmn🇮🇹x") == "abcdefghijklmn…"
-    assert stats._label("abcdefghijklm🇮🇹🇫🇷x") == "abcdefghijklm🇮🇹…"
-    assert stats._label("Maria Antonietta") == "Maria Antonietta"  # 16 fit whole
+def test_each_name_beside_its_bar_is_whole_however_long(joined):
+    assert doctest.testmod(stats).failed == 0  # the bars' lengths, worked
+    table = TableFactory()
+    longest = "Maria Grazia Santangelo Kuharić-Vlašić 👍"  # the most a name takes
+    assert len(longest) == NAME_MAX
+    play(table, deals=1, players=((longest, "Carla"), ("Beppe", "Dino")))
+    page = stats_page(joined(table), table)
+    bars = [
+        (words(bar.select_one(".who")), words(bar.select_one(".won")), bar.rect["width"])
+        for bar in page.select(".wins li")
+    ]
+    assert bars == [
+        ("Carla", "1", "100"),
+        (longest, "1", "100"),
+        ("Beppe", "0", "1"),
+        ("Dino", "0", "1"),
+    ]
 
 
 def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):

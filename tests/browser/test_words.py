@@ -1,0 +1,158 @@
+"""Reading the sheet at the table (issue 50, 9, 10, 12): in the top bar, the sheet's scoreboard
+and its deals' headings, and the stats, no word is broken across two lines or cut off, measured
+word by word in the browser. At 360x740 and on a Pixel 7, light and dark, in Italian, English
+and Croatian, with long names. In the dark the top bar is as dim as the page."""
+
+import pytest
+from playwright.sync_api import expect
+
+from matches import rules, services
+from tests.factories import TableFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SIZES = {"360x740": {"width": 360, "height": 740}, "pixel-7": {"width": 412, "height": 915}}
+LOCALES = {"it": "it-IT", "en": "en-US", "hr": "hr-HR"}
+MARIA, GIOVANNI, FRANJO = "Maria Grazia Santangelo", "Giovanni Battista", "Franjo Kuharić-Vlašić"
+SWEEP = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
+
+# Each word shown inside `scopes`, split as the page's language splits words: the word, the
+# number of lines it is drawn on, and whether something clips it (a box with its overflow
+# hidden, an ellipsis, a clamp of lines) or the screen's edge; a text the server cut short
+# ("Maria Grazia Sa…") counts as cut. Text only screen readers get (clipped to a pixel) is
+# left out.
+WORDS = """scopes => {
+  const segmenter = new Intl.Segmenter(document.documentElement.lang, {granularity: "word"});
+  const clips = element => getComputedStyle(element).overflow !== "visible";
+  const unseen = element => {
+    for (let e = element; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (style.clipPath !== "none" || style.clip !== "auto") return true;
+    }
+    return !element.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  };
+  const found = [];
+  for (const root of scopes.flatMap(scope => [...document.querySelectorAll(scope)])) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (unseen(node.parentElement)) continue;
+      for (const {segment, index, isWordLike} of segmenter.segment(node.data)) {
+        if (segment === "…") found.push({word: node.data, lines: 1, cut: true, in: "text"});
+        if (!isWordLike) continue;
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + segment.length);
+        const rects = [...range.getClientRects()].filter(rect => rect.width > 0);
+        const outside = box => rects.some(rect => rect.left < box.left - 1
+          || rect.right > box.right + 1 || rect.top < box.top - 1 || rect.bottom > box.bottom + 1);
+        let cut = outside({left: 0, right: innerWidth, top: -Infinity, bottom: Infinity});
+        for (let e = node.parentElement; e && e !== document.body && !cut; e = e.parentElement) {
+          cut = clips(e) && outside(e.getBoundingClientRect());
+        }
+        found.push({word: segment, lines: rects.length, cut, in: node.parentElement.className});
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def table_of_long_names():
+    """A table whose players have long names: a match of four and one of two under way, and
+    two finished matches of two deals each."""
+    table = TableFactory(name="Circolo Santangelo")
+    four = services.start_match(table=table, players=[[MARIA, GIOVANNI], [FRANJO, "Ante"]])
+    for number, points in enumerate((8, 4), start=1):
+        entry = rules.DealEntry((points, 11 - points), (3, 0))
+        services.record_deal(match_id=four.pk, number=number, entry=entry)
+    due = services.start_match(table=table, players=[[MARIA], [FRANJO]])
+    services.record_deal(match_id=due.pk, number=1, entry=rules.DealEntry((6, 5), (0, 4)))
+    for players in ([["Giulia", "Ante"], [GIOVANNI, FRANJO]], [[MARIA], ["Giulia"]]):
+        finished = services.start_match(table=table, players=players)
+        services.record_deal(match_id=finished.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+        services.record_deal(match_id=finished.pk, number=2, entry=SWEEP)
+        services.end_match(match=finished)
+    return table, four, due
+
+
+def as_scorer(phone, table) -> str:
+    """Join `table` on this phone (the scorer's sheet has the most in its top bar); its address."""
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.locator("form:has(#id_label) button[type=submit]").click()
+    phone.wait_for_url(f"**/t/{table.viewer_token}/")
+    return f"/t/{table.viewer_token}/"
+
+
+def words_on(phone, scopes: list[str]) -> list[dict]:
+    return phone.evaluate(WORDS, scopes)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("language", LOCALES)
+@pytest.mark.parametrize("size", SIZES)
+def test_no_word_is_broken_or_cut(new_phone, screenshot, size, language, scheme):
+    phone = new_phone(viewport=SIZES[size], locale=LOCALES[language], color_scheme=scheme)
+    table, four, due = table_of_long_names()
+    base = as_scorer(phone, table)
+    pages = {
+        "four": (f"{base}m/{four.pk}/", [".topbar", ".scoreboard", ".deals thead"]),
+        "due": (f"{base}m/{due.pk}/", [".topbar", ".scoreboard", ".deals thead"]),
+        "stats": (f"{base}stats", [".topbar", "main"]),
+    }
+    wrong, shown = {}, {}
+    for name, (url, scopes) in pages.items():
+        phone.goto(url)
+        if name != "stats":
+            expect(phone.locator(".wake")).to_be_visible()  # "Keep screen on", in the bar
+        screenshot(phone, f"words-{name}-{size}-{language}-{scheme}")
+        found = words_on(phone, scopes)
+        shown[name] = {w["word"] for w in found}
+        wrong[name] = [w for w in found if w["lines"] != 1 or w["cut"]]
+        assert phone.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+    assert wrong == {"four": [], "due": [], "stats": []}
+    # The long names were there to be measured, each of their words; the bar's toggle too.
+    names = {"Maria", "Grazia", "Santangelo", "Giovanni", "Battista", "Kuharić", "Vlašić"}
+    assert names <= shown["four"]
+    assert {"Maria", "Grazia", "Santangelo", "Kuharić", "Vlašić"} <= shown["due"]
+    assert names | {"Giulia", "Ante", "Circolo"} <= shown["stats"]
+    toggle = {"it": {"Schermo", "sempre", "acceso"}, "en": {"Keep", "screen", "on"}}
+    assert toggle.get(language, {"Zaslon", "uvijek", "uključen"}) <= shown["four"]
+
+
+def luminance(rgb: str) -> float:
+    """The relative luminance of a CSS colour "rgb(r, g, b)" (WCAG 2)."""
+    channels = [int(c) / 255 for c in rgb[rgb.index("(") + 1 : -1].split(",")[:3]]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+COLOURS = """() => {
+  const of = selector => getComputedStyle(document.querySelector(selector));
+  return {bar: of(".topbar").backgroundColor, brand: of(".brand").color,
+    crumb: of(".crumb").color, page: of("body").backgroundColor, text: of("body").color,
+    theme: document.querySelector("meta[name=theme-color][media*=" + CSS.escape(matchMedia(
+      "(prefers-color-scheme: dark)").matches ? "dark" : "light") + "]").content};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_top_bar_is_dim_in_the_dark_and_its_words_read_clearly(new_phone, screenshot, scheme):
+    phone = new_phone(viewport=SIZES["360x740"], color_scheme=scheme)
+    table, four, _ = table_of_long_names()
+    phone.goto(f"{as_scorer(phone, table)}m/{four.pk}/")
+    screenshot(phone, f"bar-{scheme}")
+    colours = phone.evaluate(COLOURS)
+    bar = luminance(colours["bar"])
+    for words in ("brand", "crumb"):
+        assert contrast(luminance(colours[words]), bar) >= 4.5, (words, colours)
+    if scheme == "dark":
+        # No brighter than the page's own text can make it: a dark band, close to the page.
+        assert bar < 0.03 and contrast(bar, luminance(colours["page"])) < 1.6, colours
+        assert luminance(colours["brand"]) < luminance(colours["text"]), colours
+    # The phone's own status bar above the page takes the bar's colour.
+    theme = colours["theme"]
+    assert colours["bar"] == f"rgb({', '.join(str(int(theme[i : i + 2], 16)) for i in (1, 3, 5))})"
