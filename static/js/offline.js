@@ -9,7 +9,8 @@
   "use strict";
   var MATCH = window.location.pathname;
   var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
-  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1"];
+  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
+    "card_pad_0", "card_pad_1"];
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
