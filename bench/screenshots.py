@@ -1,5 +1,7 @@
-"""Screenshots of the sheet for docs/screenshots: a scorer right after saving a deal, at
-360x740 and 412x915, light and dark. Run: .venv/bin/python bench/screenshots.py"""
+"""Screenshots of the sheet for docs/screenshots: a scorer right after saving a deal (a tap
+on a key, one on a declaration, Save) at 360x740 and 412x915, and typing card points with the
+keyboard open (about 360x420 of the page left), light and dark.
+Run: .venv/bin/python bench/screenshots.py"""
 
 import sys
 import tempfile
@@ -19,7 +21,7 @@ def main() -> int:
     env = run.base_env(work)
     run.manage(env, "migrate", "--no-input", "-v", "0")
     sizes = {"finished": 5, "export_deals": 10, "save_pool": 2, "phone_tables": 8}
-    seeded = run.task(env, "seed", {**sizes, "neighbour_pool": 1}, work)
+    seeded = run.task(env, "seed", {**sizes, "evening_tables": 0, "neighbour_pool": 1}, work)
     OUT.mkdir(parents=True, exist_ok=True)
     with run.server(env, work / "server.log") as port, sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -39,14 +41,21 @@ def main() -> int:
                 page.locator("main form button[type=submit]").click()
                 page.goto(f"/t/{table['viewer']}/m/{table['matches'][0]}/")
                 page.wait_for_load_state("load")
-                page.locator("#id_card_points_0").fill("7")
-                page.locator("#id_declared_points_0").fill("3")
+                side = page.locator("#deal-form .side-entry.side-0")
+                side.locator(".pad .key", has=page.locator("[value='7']")).click()
+                side.locator("[data-add]").first.click()
                 page.locator("#deal-form button.save").click()
                 page.locator("#saved").wait_for()
                 page.wait_for_function(
                     "document.activeElement && document.activeElement.id === 'saved'"
                 )
-                page.screenshot(path=str(OUT / f"sheet-{width}-{scheme}.png"))
+                page.screenshot(path=str(OUT / f"sheet-after-save-{width}x{height}-{scheme}.png"))
+                if width == 360:
+                    page.set_viewport_size({"width": 360, "height": 420})
+                    page.locator("#id_card_points_0").focus()
+                    page.keyboard.type("8")
+                    page.locator("#after [data-after]").wait_for()
+                    page.screenshot(path=str(OUT / f"sheet-typing-360x420-{scheme}.png"))
                 context.close()
         browser.close()
     print("written to", OUT)

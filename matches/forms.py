@@ -199,6 +199,12 @@ class Chips(forms.RadioSelect):
     template_name = "matches/widgets/chips.html"
 
 
+class Pad(forms.RadioSelect):
+    """A side's card points as a pad of big keys, a tap each: no keyboard opens."""
+
+    template_name = "matches/widgets/pad.html"
+
+
 class Form(forms.Form):
     """No `required` for the browser to check: it would refuse with a bubble of its own, in
     its own language; the app says what is missing in its words, beside the field."""
@@ -460,12 +466,30 @@ class NewMatchForm(SettingsForm):
 
 
 def entry_data(entry: rules.DealEntry) -> dict[str, str]:
-    """What a phone sends for `entry`: to put a deal in a form again."""
+    """What a phone sends for `entry`: to put a deal in a form again. Its card points are
+    tapped on the pads, the typed fields left blank: a tap on another key then counts,
+    with or without scripts (what is typed counts first)."""
     data = {"kind": str(entry.kind), "side": "" if entry.side is None else str(entry.side)}
     for side in (0, 1):
-        data[f"card_points_{side}"] = str(entry.card_points[side])
+        data[f"card_pad_{side}"] = str(entry.card_points[side])
+        data[f"card_points_{side}"] = ""
         data[f"declared_points_{side}"] = str(entry.declared_points[side])
     return data
+
+
+class PadField(forms.TypedChoiceField):
+    """A side's card points tapped on its pad, 0 to 11; None when no key is."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            label=_("Card points"),
+            choices=[(points, str(points)) for points in range(rules.CARD_POINTS_PER_DEAL + 1)],
+            coerce=int,
+            required=False,
+            empty_value=None,
+            widget=Pad,
+            error_messages={"invalid_choice": _("Tap one of the numbers shown.")},
+        )
 
 
 class DealForm(StaleOnHidden, Form):
@@ -489,8 +513,11 @@ class DealForm(StaleOnHidden, Form):
         widget=Chips,
         error_messages={"invalid_choice": _("Pick one of the two sides.")},
     )
+    # A side's card points: tapped on its pad, or typed ("7⅓"); what is typed counts first.
+    card_pad_0 = PadField()
     card_points_0 = NumberField(label=_("Card points"), most=11, card_points=True)
     declared_points_0 = NumberField(label=_("Declarations"), sums=True)
+    card_pad_1 = PadField()
     card_points_1 = NumberField(label=_("Card points"), most=11, card_points=True)
     declared_points_1 = NumberField(label=_("Declarations"), sums=True)
     # What a side declares most, and what it counts: tapped, they add up.
@@ -513,16 +540,21 @@ class DealForm(StaleOnHidden, Form):
             self.fields["kind"].widget.choices = DEAL_KINDS[:-1]
         for side, name in enumerate(side_names):
             self.fields[f"card_points_{side}"].widget.attrs["data-card-points"] = side
+            self.fields[f"card_points_{side}"].template_name = "matches/fields/typed.html"
+            self.fields[f"card_pad_{side}"].widget.attrs["data-pad"] = side
             declared = self.fields[f"declared_points_{side}"]
             declared.template_name = "matches/fields/declarations.html"
             declared.side_name, declared.chips = name, self.CHIPS
             declared.widget.attrs["placeholder"] = "0"
 
     @property
-    def columns(self) -> list[tuple[str, forms.BoundField, forms.BoundField]]:
-        """Each side's column: its name, card points and declarations."""
-        return [(name, self[f"card_points_{side}"], self[f"declared_points_{side}"])
-                for side, name in enumerate(self.side_names)]  # fmt: skip
+    def columns(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
+        """Each side's column: its name, card points (tapped, or typed) and declarations."""
+        return [
+            (name, self[f"card_pad_{side}"], self[f"card_points_{side}"],
+             self[f"declared_points_{side}"])
+            for side, name in enumerate(self.side_names)
+        ]  # fmt: skip
 
     def clean(self):
         data = super().clean()
@@ -530,10 +562,11 @@ class DealForm(StaleOnHidden, Form):
             return data
         kind = rules.DealKind(data["kind"])
         side = data.get("side") if kind is not rules.DealKind.NORMAL else None
+        typed = [data.get(f"card_points_{side}") for side in (0, 1)]
+        tapped = [data.get(f"card_pad_{side}") for side in (0, 1)]
+        first, second = (t if t is not None else p for t, p in zip(typed, tapped, strict=True))
         try:
-            cards = rules.complete_card_points(
-                data["card_points_0"], data["card_points_1"], kind=kind, side=side
-            )
+            cards = rules.complete_card_points(first, second, kind=kind, side=side)
         except rules.RuleError as error:
             self.add_rule_error(error)
             return data

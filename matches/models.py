@@ -467,10 +467,6 @@ class Deal(models.Model):
     def entry(self) -> rules.DealEntry:
         return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
 
-    # The columns a deal's entry is typed into (the sheet's form takes them by these names).
-    ENTRY_FIELDS = ("card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
-                    "kind", "side")  # fmt: skip
-
     def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
         """Take what the rules scored for this deal; the fields that changed."""
         entry = scored.entry

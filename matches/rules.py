@@ -776,12 +776,22 @@ def _settle(rules: MatchRules, before: _Tally, entry: DealEntry, totals: tuple[i
     return _Tally(totals, decided=True, winner=winner, reason=EndReason.LINE)
 
 
+def sweep_points(line: int, total: int) -> int:
+    """What a sweep scores for the side that made it: exactly what takes it to the line,
+    whatever it declared; a side already past the line scores 0.
+
+    >>> sweep_points(21, 0), sweep_points(21, 13), sweep_points(21, 23)
+    (21, 8, 0)
+    """
+    return max(0, line - total)
+
+
 def _points(rules: MatchRules, before: _Tally, entry: DealEntry) -> tuple[int, int]:
     """Card points plus declarations; a sweep takes the sweeper exactly to the line (from 0
     against 20, a cappotto scores 21), whatever it declared."""
     points = [entry.card_points[i] + entry.declared_points[i] for i in (0, 1)]
     if is_sweep(entry.kind):
-        points[entry.side] = max(0, rules.line - before.totals[entry.side])
+        points[entry.side] = sweep_points(rules.line, before.totals[entry.side])
     return (points[0], points[1])
 
 

@@ -16,6 +16,7 @@ from matches.rules import (
     check_deal,
     declaration_pairs,
     evaluate,
+    sweep_points,
 )
 from tests.test_rules_scoring import place
 
@@ -137,6 +138,9 @@ def test_a_sweep_wins_on_the_spot_whatever_the_totals(line, deals, entry, points
     outcome = evaluate(rules_for(line), [*deals, entry])
     last = outcome.deals[-1]
     assert last.points == points
+    # What the sheet shows a sweep would score before it is saved is what it scores.
+    before = outcome.deals[-2].totals[entry.side] if deals else 0
+    assert last.points[entry.side] == sweep_points(line, before)
     assert outcome.totals == totals
     assert outcome.decided
     assert outcome.winner == winner

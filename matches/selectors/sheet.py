@@ -196,12 +196,6 @@ class Sheet:
         return self.dealers[self.dealer_index]
 
     @property
-    def recent_rows(self) -> tuple[Row, ...]:
-        """The last deals, shown above the entry form as on paper: the one just saved in
-        sight with the next one's form."""
-        return self.rows[-2:]
-
-    @property
     def folded(self) -> int:
         """How many of the first deals the sheet folds away (0: none)."""
         earlier = len(self.rows) - SHOWN_DEALS
@@ -210,6 +204,13 @@ class Sheet:
     @property
     def last_number(self) -> int:
         return len(self.rows)
+
+    @property
+    def sweep_totals(self) -> str:
+        """Each side's total once it sweeps the next deal, as the rules score a sweep: the
+        phone shows it before the deal is saved (it derives no rule of its own)."""
+        return " ".join(str(side.total + rules.sweep_points(self.line, side.total))
+                        for side in self.sides)  # fmt: skip
 
     @property
     def other_card_points(self) -> str:
@@ -370,7 +371,8 @@ def _row(deal: rules.ScoredDeal, seats: list[str]) -> Row:
 
     def cell(i: int) -> Cell:
         swept = sweep and entry.side == i
-        shown = (entry.declared_points[i] or entry.kind != rules.DealKind.NORMAL) and not swept
+        # Card points + declarations where there are declarations: "0 + 0" says nothing.
+        shown = entry.declared_points[i] and not swept
         return Cell(
             points=deal.points[i],
             detail=points_as_typed(entry.card_points[i], entry.declared_points[i]) if shown else "",
@@ -475,10 +477,10 @@ def chart(
     >>> drawn.side_0, drawn.ends
     ('0,100 5,55 10,9', ((22, '9'), (10, '59')))
 
-    Totals close together are written a line apart, not one over the other:
+    Totals close together are written a line and a third apart, not one over the other:
 
     >>> chart(21, [(0, 0), (21, 20)], height=100).ends
-    ((21, '7'), (20, '19'))
+    ((21, '7'), (20, '23'))
     """
     top = 1.1 * max([line, *[max(t) for t in totals]])
     steps = max(len(totals) - 1, 1)
@@ -491,7 +493,7 @@ def chart(
         return " ".join(f"{i * plot / steps:.0f},{y(t[side]):.0f}" for i, t in enumerate(totals))
 
     last = totals[-1]
-    ends = _apart(y(last[0]), y(last[1]), gap=12, low=7, high=height - 7)
+    ends = _apart(y(last[0]), y(last[1]), gap=16, low=7, high=height - 7)
     return Chart(
         width=width,
         height=height,

@@ -130,8 +130,9 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         return done(request, reverse("match", args=[token, match.pk]) + f"?gone={number}")
     sheet, _ = sheet_and_state(token, match_id)
     # From a clash's notice, the address holds what this phone typed: filled in, not saved.
-    typed = {name: request.GET[name][:12] for name in Deal.ENTRY_FIELDS if name in request.GET}
-    initial = {"number": deal.number, "version": deal.version, **entry_data(deal.entry), **typed}
+    stored = entry_data(deal.entry)
+    typed = {name: request.GET[name][:12] for name in stored if name in request.GET}
+    initial = {"number": deal.number, "version": deal.version, **stored, **typed}
     form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
                         claims_allowed=sheet.claims_allowed,
                         declarations_allowed=sheet.declarations_allowed)  # fmt: skip

@@ -109,8 +109,10 @@
   // and form, under the state the form was drawn for (`data-draft`: the deal's number, say):
   // only a blank form of that same state gets it back. A form drawn blank otherwise (a page
   // reached by a link, a form swapped in after Undo) is as the server drew it, and what was
-  // kept for it goes: the phone saw it go. A form the server sent back (an error) holds what
-  // was sent: that becomes the draft. Sending forgets it.
+  // kept for it goes: the phone saw it go. Not so a form that says `data-draft-stays` (the
+  // next deal's): what was typed for it is back on a page reached by a link too (a look at
+  // the stats and back), until it is sent or another deal takes its number. A form the server
+  // sent back (an error) holds what was sent: that becomes the draft. Sending forgets it.
   function store(action) {
     try { return action(window.sessionStorage); } catch (error) { return null; } // refused
   }
@@ -181,7 +183,7 @@
     if (root.matches && root.matches("form[data-draft]")) forms.push(root);
     forms.forEach(function (form) {
       if (form.hasAttribute("data-draft-bound")) keepDraft(form);
-      else if (again) restoreDraft(form);
+      else if (again(form)) restoreDraft(form);
       else forgetDraft(form);
     });
   }
@@ -208,7 +210,8 @@
   document.addEventListener("htmx:sendError", notSent);
   document.addEventListener("htmx:responseError", notSent);
   ready(function () {
-    draftsDrawn(document, drawnAgain());
+    var again = drawnAgain();
+    draftsDrawn(document, function (form) { return again || form.hasAttribute("data-draft-stays"); });
   });
   // A form whose answer draws its parts again with the same forms to fill in (the match's
   // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does. Each
@@ -218,7 +221,8 @@
     var elt = event.detail.elt;
     var from = origin(event);
     if (!elt || !elt.isConnected || elt === document.body) return;
-    draftsDrawn(elt, Boolean(from && from.closest && from.closest("[data-keeps-drafts]")));
+    var again = Boolean(from && from.closest && from.closest("[data-keeps-drafts]"));
+    draftsDrawn(elt, function () { return again; });
   });
 
   // A common line, with or without declarations, in one tap (a match's settings).

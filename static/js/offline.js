@@ -9,7 +9,8 @@
   "use strict";
   var MATCH = window.location.pathname;
   var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
-  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1"];
+  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
+    "card_pad_0", "card_pad_1"];
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
@@ -164,7 +165,6 @@
     var columns = rows.closest("table").querySelectorAll("thead th").length;
     var totals = d.totals.slice();
     var state = { another: d.another };
-    var strip = [];
     var waits = false;
     items.forEach(function (item) {
       var deal = read(item.values, d);
@@ -178,9 +178,7 @@
         if (!state.decided) state = settle(state, item, totals, d);
       }
       rows.appendChild(row(item, deal, counts && totals, d, columns));
-      strip.push(row(item, deal, counts && totals, d, 4));
     });
-    lastDeals(strip);
     // What would act on the server's last deal, or draw the server's deals alone, is put away
     // while deals wait to follow it.
     show(document.getElementById("delete-last"), false);
@@ -210,16 +208,6 @@
     if (heading) remember(heading).textContent = word("deal", { number: next });
     var dealing = document.querySelector("#live .next-dealer");
     if (dealing) remember(dealing).innerHTML = word("dealer", { number: next, dealer: dealer }, true);
-  }
-  // The strip of last deals above the form: the last two of the sheet's and the waiting ones.
-  function lastDeals(pending) {
-    var strip = document.querySelector("#recent tbody");
-    if (!strip) return;
-    var drawn = [].slice.call(strip.querySelectorAll("tr"));
-    var kept = drawn.concat(pending).slice(-2);
-    drawn.forEach(function (tr) { show(tr, kept.indexOf(tr) !== -1); });
-    kept.forEach(function (tr) { if (pending.indexOf(tr) !== -1) strip.appendChild(tr); });
-    show(document.getElementById("recent"), true);
   }
   // Where the match stands once a waiting deal is added, as the rules' _settle has it for a
   // played-out deal (the sheet names the line, the tie rule and whether both sides are already
@@ -282,7 +270,8 @@
     list.setAttribute("role", "alert");
     list.tabIndex = -1;
     errors.forEach(function (error) { list.appendChild(element("li", "", error)); });
-    f.querySelector("h2").after(list);
+    // Below the form's head, which stays in sight: the errors scroll with the fields.
+    (f.querySelector(".entry-head") || f.querySelector("h2")).after(list);
     window.bringTo(list);
   }
   function notice(text, className) {

@@ -48,7 +48,7 @@
   });
   // Nor move the form on to the next deal (the parts a poll draws when another phone saved
   // the deal this one shows): the deal being typed stays this one, as the phone was told.
-  var NEXT = ["entry-next", "recent", "delete-last", "deal-key"];
+  var NEXT = ["entry-next", "delete-last", "deal-key"];
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var typing = document.getElementById("typing");
     var incoming = event.detail.fragment;
@@ -61,7 +61,7 @@
   });
 
   // A deal saved from a form drawn blank (here, or on another phone as a poll shows): the
-  // answer drew only what the next deal changes (its number, the revision, the last deals),
+  // answer drew only what the next deal changes (its number, the totals, the revision),
   // so the form is emptied here to what the server drew, and its draft is the next deal's.
   // Not while a deal is typed in it (its next parts were not swapped in).
   document.addEventListener("deal:next", function () {
@@ -107,7 +107,117 @@
     // the number typed.
     var known = /^[0-9]{1,2}$/.test(value) && parseInt(value, 10) < others.length;
     other.value = kind() === "normal" && known ? others[parseInt(value, 10)] : "";
+    showOnPad(other);
   }
+
+  // A side's pad (radios: they work without this script) shows the key of what its field
+  // holds, none for what no key says ("7⅓"). A key tapped is that side's card points, the
+  // other side's filled in: a tap is a pick, so the last side tapped is the one counted
+  // (typed in both fields, both are kept, and the server checks that they add up).
+  function keys(side) { return form().querySelectorAll('input[data-pad="' + side + '"]'); }
+  function showOnPad(field) {
+    var value = field.value.trim();
+    keys(field.dataset.cardPoints).forEach(function (key) { key.checked = key.value === value; });
+  }
+  function tapped(key) {
+    var fields = cardFields();
+    var field = fields[Number(key.dataset.pad)];
+    field.value = key.value;
+    field.dataset.typed = "1";
+    delete fields[field === fields[0] ? 1 : 0].dataset.typed;
+    fillIn();
+  }
+  // As drawn (a deal put back by Undo, a deal to edit, keys tapped before this script ran),
+  // a key may be tapped with its field blank: the server counts the key then, and so does
+  // the field here.
+  function drawnPads() {
+    cardFields().forEach(function (field) {
+      var key = [].filter.call(keys(field.dataset.cardPoints), function (k) { return k.checked; })[0];
+      if (!field.value.trim() && key) field.value = key.value;
+      showOnPad(field);
+    });
+  }
+
+  // A cappotto decides both sides' card points (the rules fill them in): what the fields held
+  // goes, so that nothing left from before (a deal put back by Undo) is sent to fail, and
+  // their keys rest (app.css). Back if another kind is picked after all.
+  function cappotto() {
+    var sweep = kind() === "cappotto";
+    cardFields().forEach(function (field) {
+      if (sweep && field.value) {
+        field.dataset.kept = field.value;
+        field.value = "";
+      } else if (!sweep && field.dataset.kept) {
+        if (!field.value) field.value = field.dataset.kept;
+        delete field.dataset.kept;
+      }
+      showOnPad(field);
+    });
+  }
+
+  // What the totals will be once this deal is saved, beside them at the top of the entry:
+  // what the form holds added to the totals the scoreboard shows. A sweep takes its side to
+  // what the page says the rules give it. Whatever is not a plain number here is left for
+  // the server to read ("…").
+  function number(text) {
+    text = text.trim();
+    return /^[0-9]{1,3}$/.test(text) ? parseInt(text, 10) : text ? null : undefined;
+  }
+  function declared(text) {
+    if (!text.trim()) return 0;
+    if (!/^\+? *[0-9]{1,3}( *\+ *[0-9]{1,3})*$/.test(text.trim())) return null;
+    return text.split("+").reduce(function (sum, part) { return sum + (parseInt(part, 10) || 0); }, 0);
+  }
+  function forecast() {
+    var f = form();
+    var tally = document.getElementById("tally");
+    var after = document.getElementById("after");
+    if (!f || !tally || !after) return;
+    var now = [].map.call(document.querySelectorAll("#live .scoreboard .total"), function (total) {
+      return number(total.textContent);
+    });
+    tally.querySelectorAll("b").forEach(function (shown, side) {
+      shown.textContent = now[side] === undefined || now[side] === null ? "…" : now[side];
+    });
+    var k = kind();
+    var sweep = k === "cappotto" || k === "stramazzo";
+    var sweeper = sweep ? f.querySelector("input[name=side]:checked") : null;
+    var drawn = tally.dataset.totals.split(" ").map(Number);
+    var sweeps = tally.dataset.sweeps.split(" ").map(Number);
+    var fields = cardFields();
+    var held = false;
+    var totals = [0, 1].map(function (side) {
+      var cards = number(fields[side].value);
+      var said = f.querySelector("[name=declared_points_" + side + "]"); // none: not counted
+      var decl = said ? declared(said.value) : 0;
+      held = held || cards !== undefined || decl !== 0;
+      if (sweep && !sweeper) return null; // which side swept decides both
+      if (sweeper && Number(sweeper.value) === side) return now[side] === drawn[side] ? sweeps[side] : null;
+      if (cards === undefined && k !== "normal") cards = 0; // blank: none taken (the server's reading)
+      if (typeof cards !== "number" || decl === null || typeof now[side] !== "number") return null;
+      return now[side] + cards + decl;
+    });
+    held = held || k !== "normal";
+    after.querySelector("[data-hint]").hidden = held;
+    after.querySelector("[data-after]").hidden = !held;
+    after.querySelectorAll("[data-after] b").forEach(function (shown, side) {
+      shown.textContent = totals[side] === null ? "…" : totals[side];
+    });
+  }
+
+  // The form as drawn (the page, an answer that drew it, a draft put back): its pads, its
+  // kind's card points and what the totals will be.
+  function drawnForm() {
+    if (!form()) return;
+    drawnPads();
+    cappotto();
+    forecast();
+  }
+  document.addEventListener("DOMContentLoaded", drawnForm);
+  document.addEventListener("draft:restored", drawnForm);
+  document.addEventListener("htmx:afterSettle", drawnForm);
+  document.addEventListener("deal:next", forecast);
+
   document.addEventListener("input", function (event) {
     var f = form();
     if (!f || !f.contains(event.target)) return;
@@ -115,14 +225,24 @@
     if (event.target.hasAttribute("data-card-points")) {
       event.target.dataset.typed = "1";
       fillIn();
+      showOnPad(event.target);
     }
+    forecast();
   });
   document.addEventListener("change", function (event) {
-    if (event.target.name !== "kind" || !form() || !form().contains(event.target)) return;
-    fillIn();
-    // A sweep or a claim asks which side: brought into sight, above the sticky Save.
-    var choice = form().querySelector(".side-choice");
-    if (kind() !== "normal" && choice) choice.scrollIntoView({ block: "nearest" });
+    var f = form();
+    if (!f || !f.contains(event.target)) return;
+    if (event.target.hasAttribute("data-pad")) {
+      markTyping();
+      tapped(event.target);
+    } else if (event.target.name === "kind") {
+      fillIn();
+      cappotto();
+      // A sweep or a claim asks which side: brought into sight, above the sticky Save.
+      var choice = f.querySelector(".side-choice");
+      if (kind() !== "normal" && choice) choice.scrollIntoView({ block: "nearest" });
+    }
+    forecast();
   });
 
   // Declaration chips add to the field; "Clear" empties it.
@@ -150,8 +270,31 @@
     count.querySelector("button[name=count]").click();
   });
 
-  // After a save (never after a poll), focus goes to the first field with an error, or to
-  // the message that says what happened: once, when the answer's parts have settled.
+  // The sheet's foot in sight, as on paper: the last deal, the totals, and the next deal's
+  // keys whole above the sticky Save (first, where not all fit). Moved as little as may be.
+  function footInView() {
+    var rows = document.querySelectorAll("#deal-rows tr");
+    var pad = form() && form().querySelector(".pad");
+    if (!rows.length || !pad) return;
+    var room = window.innerHeight;
+    var save = parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) || 0;
+    var top = rows[rows.length - 1].getBoundingClientRect().top - 8; // a little above it too
+    var bottom = pad.getBoundingClientRect().bottom + save;
+    if (bottom > room) window.scrollBy(0, bottom - room);
+    else if (top < 0) window.scrollBy(0, -Math.min(-top, room - bottom));
+  }
+  // A sheet opened by a link opens at its foot, where the next deal is entered (a reload or
+  // going back keeps the place the phone was at).
+  document.addEventListener("DOMContentLoaded", function () {
+    var entry = performance.getEntriesByType("navigation")[0];
+    var focused = document.activeElement && document.activeElement !== document.body;
+    if (entry && entry.type === "navigate" && !focused) footInView();
+  });
+
+  // After a save (never after a poll), focus goes to the first field with an error (to what
+  // is said of a deal's field, which a keyboard would cover), or to the message that says
+  // what happened: once, when the answer's parts have settled. A deal saved leaves the
+  // sheet's foot in sight, moved as little as may be.
   var focused = null;
   document.addEventListener("htmx:afterSettle", function (event) {
     var config = event.detail.requestConfig;
@@ -161,7 +304,14 @@
       "#deal-errors, #sheet [aria-invalid=true], #sheet .errorlist[tabindex], " +
         "#sheet .notice[tabindex], #sheet .result"
     );
-    window.bringTo(target);
+    var said = target && target.matches("#deal-form input[type=text]") &&
+      document.getElementById(target.id + "_error");
+    if (target && target.id === "saved") {
+      target.focus({ preventScroll: true });
+      footInView();
+    } else {
+      window.bringTo(said || target);
+    }
   });
 
   // Keep the screen awake while the match is played, where the browser can. Ended or stopped

@@ -130,7 +130,7 @@ def test_a_screen_reader_can_go_from_section_to_section_of_the_sheet(new_phone):
     phone.goto(sheet)
     headings = phone.get_by_role("heading", level=2).all_inner_texts()
     names = [name.strip() for name in headings]  # visually hidden ones too
-    assert names == ["Score", "Deal 2", "Deals", "Match settings", "History of changes"]
+    assert names == ["Deals", "Score", "Deal 2", "Match settings", "History of changes"]
     settings = phone.get_by_role("heading", name="Match settings")
     expect(settings).to_be_visible()
     settings.click()  # the summary still opens its section

@@ -29,7 +29,7 @@ COVERED = """() => [...document.querySelectorAll(
       || (control.labels && [...control.labels].some(label => label.contains(found)))));
   }).map(control => control.name || control.textContent.trim())"""
 # Names drawn wider than their box: cut off, or spilling out.
-CUT = """() => [...document.querySelectorAll(".side-name, .side-entry legend, .clip")]
+CUT = """() => [...document.querySelectorAll(".side-name, .side-entry > legend, .clip")]
   .filter(name => name.checkVisibility() && name.scrollWidth > name.clientWidth + 1)
   .map(name => name.textContent.trim())"""
 
@@ -50,9 +50,11 @@ def test_after_each_save_the_deal_the_totals_and_the_form_are_in_sight(new_phone
     for number, points in enumerate((8, 6, 7), start=1):
         save(page, points)
         expect(page.locator("#saved")).to_be_focused()  # the answer has settled
-        expect(page.locator("#recent tr").last).to_contain_text(f"{number}")
-        shown = page.evaluate(IN_VIEW, ["#recent tr:last-child", ".scoreboard", "#deal-form h2"])
-        assert shown == [True, True, True], (number, shown)
+        expect(page.locator("#deal-rows tr").last).to_contain_text(f"{number}")
+        shown = page.evaluate(
+            IN_VIEW, ["#deal-rows tr:last-child", ".scoreboard", "#saved", "#deal-form h2"]
+        )
+        assert shown == [True, True, True, True], (number, shown)
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
     assert page.evaluate(CUT) == []
     assert page.evaluate(COVERED) == []

@@ -319,16 +319,15 @@ def test_while_deals_wait_the_last_deals_the_delete_button_and_the_chart_agree(n
     create_table_and_match(phone, line="41")
     enter_deal(phone, 8, da="3")
     ready_offline(phone)
-    strip = phone.locator("#recent tr")
-    expect(strip).to_have_count(1)
+    expect(phone.locator("#deal-rows tr")).to_have_count(1)
     expect(phone.get_by_role("button", name="Delete deal 1")).to_be_visible()
     expect(phone.locator("#chart")).to_be_visible()
 
     phone.context.set_offline(True)
     enter_deal(phone, 6)
     enter_deal(phone, 5)
-    # Above the form, the last two deals: the two waiting, as the sheet's rows show them.
-    shown = phone.locator("#recent tr:visible")
+    # At the foot of the deals, the two waiting, in the sheet's columns.
+    shown = phone.locator("#deal-rows tr.pending")
     expect(shown).to_have_count(2)
     expect(shown.nth(0)).to_contain_text("waiting to be sent")
     expect(shown.locator("th.num")).to_contain_text(["2", "3"])
@@ -342,7 +341,7 @@ def test_while_deals_wait_the_last_deals_the_delete_button_and_the_chart_agree(n
     back_online(phone)
     expect(phone.locator("#deal-3")).to_be_visible()  # both sent, in order
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
-    expect(phone.locator("#recent tr:visible")).to_have_count(2)
+    expect(phone.locator("#deal-rows tr:visible")).to_have_count(3)
     expect(phone.get_by_role("button", name="Delete deal 3")).to_be_visible()
     expect(phone.locator("#chart")).to_be_visible()
     assert stored() == [(1, 8), (2, 6), (3, 5)]

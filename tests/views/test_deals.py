@@ -37,7 +37,7 @@ def test_saving_a_deal_with_htmx_answers_the_parts_that_changed(scorer, deal_url
     assert "HX-Request" in response["Vary"] and not page.select("html, #sheet")
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
     # A save changes no setting; the entry comes with this phone's key for the next deal.
-    assert parts == ["notices", "live", "elsewhere", "rows", "entry"]
+    assert parts == ["notices", "live", "elsewhere", "rows", "chart", "entry"]
     assert words(one(page, "#saved")) == "Deal 1 saved. Undo"
     assert scores(page) == ["11", "3"] and page.select("#deal-1")
     assert value(page, "number") == "2" and value(page, "card_points_0") == ""
@@ -54,10 +54,10 @@ def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_chan
     assert response.redirect_chain == [(deal_url.removesuffix("deals") + said, 302)]
     page = parsed(response)
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
-    # The fields stay on the phone, emptied by sheet.js; the form's number, the last deals,
+    # The fields stay on the phone, emptied by sheet.js; the form's number, its totals,
     # Delete and the key are the next deal's.
-    assert parts == ["notices", "live", "elsewhere", "chart", "recent", "entry-next",
-                     "delete-last", "deal-key"]  # fmt: skip
+    assert parts == ["notices", "live", "elsewhere", "chart", "entry-next", "delete-last",
+                     "deal-key"]  # fmt: skip
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     assert not page.select("#deal-form, [name=card_points_0]")
     assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
@@ -65,7 +65,9 @@ def test_a_deal_saved_from_a_blank_form_is_answered_with_what_the_next_deal_chan
     # (Inside a <template>, read cell by cell: BeautifulSoup's get_text leaves template text out.)
     assert [str(cell.strong.string) for cell in added.select("td.side-0, td.side-1")] == ["6", "5"]
     assert str(one(added, "td.run").string) == "17–8" and added.select("a[href$='/2/edit']")
-    assert [words(row.th) for row in one(page, "#recent").select("tr")] == ["1 Alice", "2 Beppe"]
+    tally = one(page, "#tally")
+    assert [words(total) for total in tally.select("b")] == ["17", "8"]
+    assert words(tally) == "Alice & Carla 17 – Beppe & Dino 8"
     assert value(page, "number") == "3" and value(page, "shown") == str(shown + 1)
     assert words(one(page, "#delete-last")) == "Delete deal 2"
     assert value(page, "key") and value(page, "key") != "key-2"
@@ -80,7 +82,7 @@ def test_the_first_deal_saved_from_a_blank_form_draws_the_deals_and_moves_the_fo
     page = parsed(response)
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
     # No table to add a row to yet: the deals are drawn whole, the form stays and moves on.
-    assert parts == ["notices", "live", "elsewhere", "rows", "recent", "entry-next", "delete-last",
+    assert parts == ["notices", "live", "elsewhere", "rows", "chart", "entry-next", "delete-last",
                      "deal-key"]  # fmt: skip
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     assert page.select("#deal-1") and value(page, "number") == "2"
@@ -98,7 +100,7 @@ def test_a_save_sent_again_draws_the_whole_sheet_whatever_its_form_showed(
     assert again["Location"].endswith("?saved=2")  # no revision: not the save that made it
     page = parsed(scorer.get(again["Location"], **HX))
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
-    assert parts == ["notices", "live", "elsewhere", "rows", "entry"]
+    assert parts == ["notices", "live", "elsewhere", "rows", "chart", "entry"]
     assert words(one(page, "#saved")) == "Deal 2 saved. Undo"
 
 
@@ -137,6 +139,23 @@ def test_a_cappotto_is_saved_with_no_card_points_typed(scorer, deal_url):
     scorer.post(deal_url, deal_data(a="", b="", da="", db="", kind="cappotto", side="1"), **HX)
     deal = Deal.objects.get()
     assert (deal.card_points, deal.kind, deal.side) == ((0, 11), "cappotto", 1)
+
+
+def test_a_deal_tapped_on_one_sides_pad_is_saved_with_the_other_side_filled_in(scorer, deal_url):
+    """Without scripts too: a key of the pad is a radio of a real form, no keyboard opens."""
+    scorer.post(deal_url, deal_data(a="", b="", da="", card_pad_1="4"), **EN)
+    assert Deal.objects.get().card_points == (7, 4)
+
+
+def test_what_is_typed_counts_before_a_key_left_tapped(scorer, deal_url):
+    scorer.post(deal_url, deal_data(a="6", b="", da="", card_pad_0="8"), **EN)
+    assert Deal.objects.get().card_points == (6, 5)
+
+
+def test_a_key_no_pad_has_is_refused_in_words_and_nothing_is_saved(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, deal_data(a="", b="", card_pad_0="12"), **HX))
+    assert errors_of(page, "id_card_pad_0") == ["Tap one of the numbers shown."]
+    assert not Deal.objects.exists()
 
 
 def test_card_points_summing_to_12_are_refused_and_what_was_typed_stays(scorer, deal_url):
@@ -318,7 +337,7 @@ def test_a_second_phone_saving_the_same_deal_is_told_and_shown_it(scorer, deal_u
     # Its way to put them there: deal 1's edit form, holding what this phone typed.
     edit = parsed(scorer.get(one(page, "#conflict a.button")["href"], **EN))
     assert words(one(edit, "h1")) == "Edit deal 1"
-    assert [value(edit, f"{field}_{side}") for field in ("card_points", "declared_points")
+    assert [value(edit, f"{field}_{side}") for field in ("card_pad", "declared_points")
             for side in (0, 1)] == ["5", "6", "3", "0"]  # fmt: skip
     assert words(one(edit, "[role=status]")) == (
         "What you typed is filled in: save to replace what the deal holds now."
@@ -482,8 +501,11 @@ def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet
     assert words(one(page, "#deleted")) == (
         "Deal 1 taken back: its points are in the form, to correct and save again."
     )
-    typed = [value(page, f) for f in ("card_points_0", "card_points_1", "declared_points_0")]
-    assert typed == ["8", "3", "3"] and value(page, "typing") == "1"
+    # The card points on the pads, whose keys a tap changes (with scripts or without); the
+    # fields for typed points blank: what is typed would count first.
+    put_back = [value(page, f) for f in ("card_pad_0", "card_pad_1", "declared_points_0")]
+    assert put_back == ["8", "3", "3"] and value(page, "typing") == "1"
+    assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("", "")
     assert value(page, "key") != "phone-a"  # a new deal: its key is not the old one's
     scorer.post(deal_url, deal_data(a="7", b="4", key=value(page, "key")), **HX)
     assert Deal.objects.get().card_points_0 == 7
@@ -599,7 +621,7 @@ def edit_url(match: Match, number: int = 1) -> str:
 
 def test_editing_a_deal_logs_old_and_new_values(scorer, match, worked):
     page = parsed(scorer.get(edit_url(match), **EN))
-    assert words(one(page, "h1")) == "Edit deal 1" and value(page, "card_points_0") == "8"
+    assert words(one(page, "h1")) == "Edit deal 1" and value(page, "card_pad_0") == "8"
     response = scorer.post(edit_url(match), deal_data(a="6", b="5", da="4", version="1"), **EN)
     assert response["Location"].endswith("/?edited=1")
     assert Deal.objects.get().points == (10, 5)

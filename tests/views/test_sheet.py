@@ -94,7 +94,7 @@ def test_a_sweepers_points_are_said_to_reach_the_line_not_summed(scorer, match, 
     # Beppe & Dino had 5: the cappotto scores the 16 that take them to 21.
     assert words(row.select_one("td.side-1")) == "16 → 21 Cappotto"
     assert row.select_one("td.side-1 .detail")["title"] == "to the line"
-    assert words(row.select_one("td.side-0")) == "0 0 + 0"
+    assert words(row.select_one("td.side-0")) == "0"  # no stray "0 + 0"
 
 
 def test_a_sweeper_already_past_the_line_scores_0_without_reaching_for_it(scorer, match, sheet_url):
@@ -208,7 +208,50 @@ def test_the_entry_form_offers_claims_only_where_allowed_in_the_phones_language(
     services.change_settings(match=match, settings=rules.MatchSettings(21, "higher_total", True))
     assert kinds(parsed(scorer.get(sheet_url, **EN)))[-1] == "claim"
     italian = parsed(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it"))
-    assert words(italian.select_one("label[for=id_card_points_0]")) == "Punti carte"
+    assert words(italian.select_one(".side-0 .field legend")) == "Punti carte"
+    assert words(italian.select_one("label[for=id_card_points_0]")) == "Oppure scrivili"
+
+
+def test_the_sheet_reads_as_on_paper_the_deals_then_the_totals_then_the_next_deal(
+    scorer, sheet_url, worked
+):
+    page = parsed(scorer.get(sheet_url, **EN))
+    parts = [part["id"] for part in page.select("#sheet > [id]")]
+    assert parts[:6] == ["announce", "rows", "live", "elsewhere", "notices", "entry"]
+    assert [words(th) for th in page.select("#rows thead th")][1:4] == [
+        "Alice & Carla", "Beppe & Dino", "Totals"
+    ]  # fmt: skip
+    assert not page.select("#recent")  # no strip of last deals without headings
+
+
+def test_each_side_taps_its_card_points_on_a_pad_of_twelve_keys(scorer, sheet_url):
+    page = parsed(scorer.get(sheet_url, **EN))
+    for side in (0, 1):
+        pad = one(page, f".side-entry.side-{side} .pad")
+        keys = pad.select(f"input[type=radio][name=card_pad_{side}]")
+        assert [key["value"] for key in keys] == [str(points) for points in range(12)]
+        assert [words(key.parent) for key in keys] == [str(points) for points in range(12)]
+        assert words(pad.find_parent("fieldset")).startswith("Card points")
+    typed = one(page, "#id_card_points_0")
+    assert typed["inputmode"] == "numeric"  # 7⅓ is typed: a text field, not a number's
+    assert words(one(page, "label[for=id_card_points_0]")) == "Or type them"
+
+
+def test_the_entry_head_carries_both_totals_and_what_a_sweep_would_make_them(
+    scorer, match, sheet_url
+):
+    for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 6, 7)], start=1):
+        deal = rules.DealEntry(entry[:2], entry[2:])
+        services.record_deal(match_id=match.pk, number=number, entry=deal)
+    page = parsed(scorer.get(sheet_url, **EN))  # 23-23, line 21: both past it already
+    tally = one(page, "#entry-next #tally")
+    assert words(tally) == "Alice & Carla 23 – Beppe & Dino 23"
+    assert (tally["data-totals"], tally["data-sweeps"]) == ("23 23", "23 23")
+    assert words(one(page, "#after")) == "Tap one side's card points. After this deal: 23 – 23"
+    services.delete_last_deal(match=match, number=3)
+    tally = one(parsed(scorer.get(sheet_url, **EN)), "#tally")  # 11-11: a sweep makes 21
+    assert (tally["data-totals"], tally["data-sweeps"]) == ("11 11", "21 21")
+    assert rules.sweep_points(21, 11) == 10
 
 
 def test_the_page_names_the_other_sides_card_points_as_the_rules_fill_them_in(scorer, sheet_url):
@@ -313,12 +356,13 @@ def test_renaming_a_player_changes_the_sheet_every_phone_sees(scorer, sheet_url,
 def test_a_poll_leaves_this_phones_notices_and_its_typing_alone(scorer, sheet_url, worked):
     idle = parsed(scorer.get(sheet_url + "?poll=1&number=2&typing=0", **HX))
     parts = [part["id"] for part in idle.find_all(attrs={"hx-swap-oob": "true"})]
-    assert parts == ["live", "elsewhere", "rows", "entry"]
+    assert parts == ["live", "elsewhere", "rows", "chart", "entry"]
     typing = parsed(scorer.get(sheet_url + "?poll=1&number=2&typing=1", **HX))
     assert [part["id"] for part in typing.find_all(attrs={"hx-swap-oob": "true"})] == [
         "live",
         "elsewhere",
         "rows",
+        "chart",
     ]
     stale = parsed(scorer.get(sheet_url + "?poll=1&number=1&typing=1", **HX))
     assert "Another phone has just entered a deal. Check the sheet before saving yours." in words(
@@ -340,8 +384,7 @@ def test_a_scorer_one_deal_behind_is_polled_the_row_added_and_the_next_deal(
     response = scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX)
     page = parsed(response)
     parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"}, recursive=False)]
-    assert parts == ["live", "elsewhere", "chart", "recent", "entry-next", "delete-last",
-                     "deal-key"]  # fmt: skip
+    assert parts == ["live", "elsewhere", "chart", "entry-next", "delete-last", "deal-key"]
     assert response["HX-Trigger-After-Swap"] == "deal:next"
     added = page.find("tbody", attrs={"hx-swap-oob": "beforeend:#deal-rows"})
     assert [str(cell.strong.string) for cell in added.select("td.side-0, td.side-1")] == ["6", "5"]
@@ -363,10 +406,10 @@ def test_what_a_save_drew_for_its_phone_is_drawn_once_for_the_phones_a_deal_behi
     saved = parsed(other.post(deal_url, data, follow=True, **HX))
     polled = parsed(scorer.get(f"{sheet_url}?poll=1&shown={shown}&number=2&typing=0", **HX))
     marked = polled.find_all(attrs={"data-arrived": True})
-    assert [row.th.contents[0].strip() for row in marked] == ["2", "2"]  # the table, the strip
+    assert [row.th.contents[0].strip() for row in marked] == ["2"]
     for row in marked:
         del row["data-arrived"]
-    for part in ("template", "#chart", "#recent", "#entry-next", "#delete-last"):
+    for part in ("template", "#chart", "#entry-next", "#delete-last"):
         assert str(one(saved, part)) == str(one(polled, part)), part
     assert value(saved, "number") == value(polled, "number") == "3"
     assert value(saved, "key") != value(polled, "key")  # each phone's next deal, its own key
@@ -676,7 +719,7 @@ def test_each_action_answers_a_redirect_without_htmx_and_one_answer_with_it(
     if htmx and answer in ("parts", "followed"):
         page = parsed(response)
         parts = [part["id"] for part in page.find_all(attrs={"hx-swap-oob": "true"})]
-        assert parts == ["notices", "live", "elsewhere", "rows", "entry"] + (
+        assert parts == ["notices", "live", "elsewhere", "rows", "chart", "entry"] + (
             [] if name == "record" else ["settings"]
         )
     elif htmx:
