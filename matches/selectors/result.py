@@ -18,8 +18,8 @@ from django.utils.translation import ngettext
 
 from matches import rules
 from matches.exports import export_filename
-from matches.models import DEAL_KINDS, END_REASONS, STATUSES
-from matches.selectors.sheet import Seated, match_and_sides
+from matches.models import DEAL_KINDS, STATUSES
+from matches.selectors.sheet import Seated, claim_said, ended_reason, match_and_sides
 
 
 @dataclass(frozen=True)
@@ -124,20 +124,14 @@ def _verdict(status: rules.Status, outcome: rules.Outcome, sides: list[Seated]) 
     if status is rules.Status.IN_PROGRESS:
         return str(dict(STATUSES)[status])
     winner = sides[outcome.winner]
-    reason = str(dict(END_REASONS)[outcome.reason])
-    if outcome.both_at_line:
-        reason = _("both past the line, the higher total")
+    # Translators: the count is the players the side's name speaks of (1 or 2), for the verb.
     said = ngettext(
         "%(side)s won the match (%(reason)s).",
         "%(side)s won the match (%(reason)s).",
         winner.speaks_of,
-    ) % {"side": winner.name, "reason": reason}
-    if outcome.claimer is None:
-        return said
-    claimer = {"claimer": sides[outcome.claimer].name}
-    if outcome.claimer == outcome.winner:
-        return f"{said} {_('%(claimer)s claimed the line rightly.') % claimer}"
-    return f"{said} {_('%(claimer)s claimed the line wrongly.') % claimer}"
+    ) % {"side": winner.name, "reason": ended_reason(outcome)}
+    claim = claim_said(outcome, sides)
+    return f"{said} {claim}" if claim else said
 
 
 # --- The picture ------------------------------------------------------------------------

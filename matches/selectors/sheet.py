@@ -347,7 +347,7 @@ def _sheet_of(
         decided=outcome.decided,
         another_deal=outcome.another_deal,
         verdict=_verdict(outcome, sides, ended=match.status == rules.Status.FINISHED),
-        claim=_claim(outcome, sides),
+        claim=claim_said(outcome, sides),
         next_match_id=match.next_match_id,
         last_change=last_change[:3] if last_change is not None else None,
         last_by=last_change[3] if last_change is not None else "",
@@ -390,9 +390,7 @@ def _verdict(outcome: rules.Outcome, sides: list[Seated], *, ended: bool) -> Saf
     winner = sides[outcome.winner]
     count = winner.speaks_of
     if ended:
-        reason = str(dict(END_REASONS)[outcome.reason])
-        if outcome.reason is rules.EndReason.LINE and outcome.both_at_line:
-            reason = _("both past the line, the higher total")
+        reason = ended_reason(outcome)
         said = ngettext(
             "<strong>%(side)s</strong> won the match (%(reason)s).",
             "<strong>%(side)s</strong> won the match (%(reason)s).",
@@ -401,6 +399,14 @@ def _verdict(outcome: rules.Outcome, sides: list[Seated], *, ended: bool) -> Saf
         return _safe(said, side=winner.name, reason=reason)
     claimer = sides[outcome.claimer].name if outcome.claimer is not None else ""
     return _safe(_decided(outcome, count), side=winner.name, claimer=claimer)
+
+
+def ended_reason(outcome: rules.Outcome) -> str:
+    """How a decided match was won, in words: "cappotto", "both past the line, the higher
+    total"..."""
+    if outcome.reason is rules.EndReason.LINE and outcome.both_at_line:
+        return _("both past the line, the higher total")
+    return str(dict(END_REASONS)[outcome.reason])
 
 
 def _safe(template: str, **params: str) -> SafeString:
@@ -449,7 +455,7 @@ def _decided(outcome: rules.Outcome, count: int) -> str:
     )
 
 
-def _claim(outcome: rules.Outcome, sides: list[Seated]) -> str:
+def claim_said(outcome: rules.Outcome, sides: list[Seated]) -> str:
     """Who claimed, rightly or wrongly, where a claim decided the match; else ""."""
     if outcome.claimer is None:
         return ""

@@ -2,6 +2,7 @@
 anyone look; changing it needs this phone to have joined through the table's current scorer
 link, kept in its signed session cookie. One helper per role loads what a view works on."""
 
+import hashlib
 import re
 from functools import wraps
 
@@ -133,3 +134,8 @@ def posted(request: HttpRequest):
 def done(request: HttpRequest, url: str) -> HttpResponse:
     """Post/redirect/get; HTMX follows the redirect on the client."""
     return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)
+
+
+def etag_of(*parts: object) -> str:
+    """A strong ETag for an answer that changes with `parts` and nothing else."""
+    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'

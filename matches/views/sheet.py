@@ -8,7 +8,6 @@ by its id. A deal saved is answered by a redirect to the sheet, whose address sa
 without HTMX a redirect too; with HTMX, the parts, saying it.
 """
 
-import hashlib
 import secrets
 from dataclasses import dataclass, replace
 from functools import partial
@@ -31,6 +30,7 @@ from matches.views.access import (
     DELETED,
     by,
     done,
+    etag_of,
     joined_with,
     plain_number,
     scorer_match,
@@ -391,9 +391,8 @@ def etag(match_id: int, state: selectors.State, scorer: bool, language: str, htm
     new scorer link changes every scorer's), the language, HTMX, the page's query (for a
     poll, what `polled` keeps of it) and, for a whole page, the session's CSRF secret its
     tokens are masked from."""
-    parts = [match_id, state.revision, state.scorer_token if scorer else "", language, htmx, query,
-             secret]  # fmt: skip
-    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
+    role = state.scorer_token if scorer else ""
+    return etag_of(match_id, state.revision, role, language, htmx, query, secret)
 
 
 def polled(query: QueryDict) -> str:

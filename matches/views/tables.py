@@ -2,7 +2,6 @@
 its players, and a new match."""
 
 import functools
-import hashlib
 import secrets
 
 import segno
@@ -35,6 +34,7 @@ from matches.views.access import (
     by,
     can_score,
     done,
+    etag_of,
     join,
     joined,
     joined_with,
@@ -171,8 +171,7 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
 def _list_etag(table: Table, player: str, page: str) -> str:
     """Changes with what the table's list of matches shows: the table's version (every match
     started, played, ended), the player and the page asked for, the language."""
-    parts = [table.pk, table.version, player, page, get_language()]
-    return f'"{hashlib.blake2s(repr(parts).encode(), digest_size=12).hexdigest()}"'
+    return etag_of(table.pk, table.version, player, page, get_language())
 
 
 def _share(request: HttpRequest, table: Table, scorer: bool) -> dict:
