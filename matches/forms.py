@@ -536,8 +536,11 @@ class DealForm(StaleOnHidden, Form):
         self.claims_allowed = claims_allowed
         self.declarations_allowed = declarations_allowed
         self.fields["side"].choices = list(enumerate(side_names))
+        # Sweeps by one player are entered with the sweeper named (not yet offered here).
+        offered = [kind for kind in DEAL_KINDS if kind[0] not in rules.SWEEPS_BY_ONE]
         if not claims_allowed:  # offered only where the match allows claims; sent, refused
-            self.fields["kind"].widget.choices = DEAL_KINDS[:-1]
+            offered = offered[:-1]
+        self.fields["kind"].widget.choices = offered
         for side, name in enumerate(side_names):
             self.fields[f"card_points_{side}"].widget.attrs["data-card-points"] = side
             self.fields[f"card_points_{side}"].template_name = "matches/fields/typed.html"

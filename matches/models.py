@@ -8,13 +8,13 @@ import secrets
 
 from django.db import models
 from django.db.models import F, Q
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Mod
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches import rules
 from matches.names import pair_name, sort_key
-from matches.rules import DealKind, EndReason, Status, TieRule
+from matches.rules import DealKind, EndReason, Evening, Status, TieRule
 
 NAME_MAX = 40
 TABLE_NAME_MAX = 60
@@ -38,12 +38,22 @@ END_REASONS = [
     (EndReason.LINE, _("reached the line")),
     (EndReason.CAPPOTTO, _("cappotto")),
     (EndReason.STRAMAZZO, _("stramazzo")),
+    (EndReason.CAPPOTTONE, _("cappottone")),
+    (EndReason.STRAMAZZONE, _("stramazzone")),
     (EndReason.CLAIM, _("claim")),
+]
+SWEEPS_BY_ONE = [str(kind) for kind in rules.SWEEPS_BY_ONE]
+EVENINGS = [
+    (Evening.TONIGHT, _("Tonight's tally")),
+    (Evening.FIRST_TO_2, _("Best of three: first to 2 wins")),
+    (Evening.FIRST_TO_3, _("Best of five: first to 3 wins")),
 ]
 DEAL_KINDS = [
     (DealKind.NORMAL, _("Normal")),
     (DealKind.CAPPOTTO, _("Cappotto")),
     (DealKind.STRAMAZZO, _("Stramazzo")),
+    (DealKind.CAPPOTTONE, _("Cappottone")),
+    (DealKind.STRAMAZZONE, _("Stramazzone")),
     (DealKind.CLAIM, _("Claim")),
 ]
 
@@ -76,9 +86,23 @@ class Table(models.Model):
     # same request sent again (a double tap) is told of that link, not given another.
     rotation = models.CharField(max_length=64, blank=True, default="", db_default="")
     rotated_from = models.CharField(max_length=64, blank=True, default="", db_default="")
+    # The evening: how it is counted, whether its matches count the old stakes, and when it
+    # began (tonight's matches are those started since; None before the first match).
+    evening = models.CharField(
+        _("evening"),
+        max_length=20,
+        choices=EVENINGS,
+        default=Evening.TONIGHT,
+        db_default=Evening.TONIGHT,
+    )
+    stakes = models.BooleanField(_("stakes"), default=False, db_default=False)
+    evening_started_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
+            models.CheckConstraint(
+                condition=Q(evening__in=_values(EVENINGS)), name="table_evening_valid"
+            ),
             models.CheckConstraint(condition=Q(name__regex=r"\S"), name="table_name_not_blank"),
             models.CheckConstraint(
                 condition=~Q(scorer_token=F("viewer_token")), name="table_tokens_differ"
@@ -129,6 +153,8 @@ class Match(models.Model):
     declarations_allowed = models.BooleanField(
         _("declarations allowed"), default=True, db_default=True
     )
+    # Counted as games by how it was won (rules.STAKES), as its table played when it began.
+    stakes = models.BooleanField(_("stakes"), default=False, db_default=False)
     players_per_side = models.PositiveSmallIntegerField(default=2)
     first_dealer = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
@@ -389,6 +415,8 @@ class Deal(models.Model):
     kind = models.CharField(max_length=20, choices=DEAL_KINDS, default=DealKind.NORMAL)
     # The sweeping or claiming side; null on a normal deal.
     side = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The player who swept alone (cappottone, stramazzone): their seat, on `side`.
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
     card_points_0, card_points_1 = _per_side("card points")
     declared_points_0, declared_points_1 = _per_side("declared points")
     points_0, points_1 = _per_side("points")
@@ -415,6 +443,14 @@ class Deal(models.Model):
                     | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=[0, 1]))
                 ),
                 name="deal_side_only_for_sweeps_and_claims",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(kind__in=SWEEPS_BY_ONE, seat__isnull=False, seat__lte=3)
+                    & Q(side=Mod("seat", 2))
+                )
+                | (~Q(kind__in=SWEEPS_BY_ONE) & Q(seat__isnull=True)),
+                name="deal_seat_only_for_sweeps_by_one",
             ),
             models.CheckConstraint(
                 condition=Q(

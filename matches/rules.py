@@ -34,6 +34,8 @@ class DealKind(StrEnum):
     NORMAL = "normal"
     CAPPOTTO = "cappotto"
     STRAMAZZO = "stramazzo"
+    CAPPOTTONE = "cappottone"  # a cappotto by one player alone
+    STRAMAZZONE = "stramazzone"  # a stramazzo by one player alone
     CLAIM = "claim"
 
 
@@ -42,10 +44,21 @@ class TieRule(StrEnum):
     ANOTHER_DEAL = "another_deal"
 
 
+class Evening(StrEnum):
+    """How a table counts its evening: simply tonight's tally, or series between two sides
+    won by the first to 2 wins (la partita, la rivincita e la bella) or to 3."""
+
+    TONIGHT = "tonight"
+    FIRST_TO_2 = "first_to_2"
+    FIRST_TO_3 = "first_to_3"
+
+
 class EndReason(StrEnum):
     LINE = "line"
     CAPPOTTO = "cappotto"
     STRAMAZZO = "stramazzo"
+    CAPPOTTONE = "cappottone"
+    STRAMAZZONE = "stramazzone"
     CLAIM = "claim"
 
 
@@ -63,7 +76,18 @@ DEFAULT_LINE, MIN_LINE, MAX_LINE = 21, 11, 101
 # declarations (akuže), 31 without.
 HOUSE_LINES = ((21, True), (41, True), (31, False))
 
-_SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO)
+_SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO, DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
+SWEEPS_BY_ONE = (DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
+# The old stakes, where a table plays them (rule texts 000 and 001, "playing for a bottle of
+# wine"): a match counts as this many games by how it was won.
+STAKES = {
+    EndReason.LINE: 1,
+    EndReason.CLAIM: 1,
+    EndReason.CAPPOTTO: 2,
+    EndReason.STRAMAZZO: 3,
+    EndReason.CAPPOTTONE: 6,
+    EndReason.STRAMAZZONE: 8,
+}
 _ACES = 4
 _FIGURES = 20  # the 3s, 2s, kings, cavalli and fanti: a third of a point each
 
@@ -261,19 +285,24 @@ class DealEntry:
     """What a phone enters for one deal; card points include the last-trick point.
 
     `side` is the sweeping side (cappotto, stramazzo) or the claiming side (claim), and
-    None for a played-out deal. Whole numbers only: reading what was typed is the edges' job.
+    None for a played-out deal; `seat` is the player who swept alone (cappottone,
+    stramazzone), whose side is `side`, and None on any other deal. Whole numbers only:
+    reading what was typed is the edges' job.
     """
 
     card_points: tuple[int, int]
     declared_points: tuple[int, int]
     kind: DealKind = DealKind.NORMAL
     side: int | None = None
+    seat: int | None = None  # the player who swept alone (cappottone, stramazzone)
 
     def __post_init__(self) -> None:
         if not all(map(_is_whole, (*self.card_points, *self.declared_points))):
             raise ValueError("card and declared points are whole numbers, 0 or more")
         if not (self.side is None or _is_whole(self.side)):
             raise ValueError("side is a whole number or None")
+        if not (self.seat is None or _is_whole(self.seat)):
+            raise ValueError("seat is a whole number or None")
         object.__setattr__(self, "kind", DealKind(self.kind))
         object.__setattr__(self, "card_points", tuple(self.card_points))
         object.__setattr__(self, "declared_points", tuple(self.declared_points))
@@ -319,8 +348,20 @@ class Outcome:
 
 
 def is_sweep(kind: DealKind) -> bool:
-    """A cappotto or a stramazzo: the sweeper's points are what takes it to the line."""
+    """A cappotto or a stramazzo, by a side or by one player alone: the sweeper's points are
+    what takes it to the line."""
     return kind in _SWEEPS
+
+
+def games_won(reason: EndReason, *, stakes: bool) -> int:
+    """How many games a match won by `reason` counts: 1, or under the old stakes its sweep's.
+
+    >>> games_won(EndReason.CAPPOTTO, stakes=False), games_won(EndReason.CAPPOTTO, stakes=True)
+    (1, 2)
+    >>> games_won(EndReason.STRAMAZZONE, stakes=True)
+    8
+    """
+    return STAKES[reason] if stakes else 1
 
 
 def complete_card_points(

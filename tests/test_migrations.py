@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 
 SQUASHED = ("matches", "0001_squashed_0009_match_declarations_allowed")
-SINCE = ["0010_match_in_progress_revision"]
+SINCE = ["0010_match_in_progress_revision", "0011_evening_and_sweeps_by_one"]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
 
