@@ -175,6 +175,9 @@ class Match(models.Model):
     declared_1 = models.PositiveIntegerField(default=0)
     sweeps_0 = models.PositiveIntegerField(default=0)
     sweeps_1 = models.PositiveIntegerField(default=0)
+    # Deals deleted from it here (each logged with the key it was saved with): a save looks
+    # among those deletions for its key, a late retry of a deleted deal, only if there are.
+    deletions = models.PositiveIntegerField(default=0, db_default=0)
     # Bumped by every change: the sheet's ETag.
     revision = models.PositiveIntegerField(default=1)
     # The rematch begun from this match: a second phone's Rematch opens it, not another.
@@ -302,7 +305,7 @@ class Match(models.Model):
     def deleted_under(self, idempotency_key: str) -> int | None:
         """The number of the deal last saved under this key and deleted since, or None: a late
         retry of that save is told so, not saved again."""
-        if not idempotency_key:
+        if not idempotency_key or not self.deletions:
             return None
         deleted = self.changes.filter(action=Action.DEAL_DELETED, idempotency_key=idempotency_key)
         return deleted.order_by("-id").values_list("deal_number", flat=True).first()
@@ -313,6 +316,22 @@ class Match(models.Model):
             return self.deletion_to_restore(self.deals.count() + 1)
         except NotRestorable:
             return None
+
+    @property
+    def standing(self) -> rules.Standing:
+        """Where its deals leave it, as it keeps it: what its next deal is checked by."""
+        return rules.Standing((self.total_0, self.total_1), self.deal_count, self.decided_for)
+
+    def standing_fields(self, standing: rules.Standing, deal: rules.DealEntry) -> dict:
+        """What it keeps once `deal` is added and leaves it at `standing` (outcome_fields,
+        one deal on)."""
+        fields = {name: getattr(self, name) + count for name, count in _deal_counts(deal).items()}
+        return fields | {
+            "decided_for": standing.decided_for,
+            "deal_count": standing.deals,
+            "total_0": standing.totals[0],
+            "total_1": standing.totals[1],
+        }
 
     def match_rules(self, side_names: tuple[str, str]) -> rules.MatchRules:
         return rules.MatchRules(
@@ -349,15 +368,26 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, int | None]:
     fields: dict[str, int | None] = {
         "decided_for": outcome.winner,
         "deal_count": len(outcome.deals),
+        "total_0": outcome.totals[0],
+        "total_1": outcome.totals[1],
     }
-    for side in (0, 1):
-        declared = [deal.entry.declared_points[side] for deal in outcome.deals]
-        sweeps = [d for d in outcome.deals if rules.is_sweep(d.entry.kind) and d.entry.side == side]
-        fields[f"total_{side}"] = outcome.totals[side]
-        fields[f"declarations_{side}"] = sum(1 for points in declared if points)
-        fields[f"declared_{side}"] = sum(declared)
-        fields[f"sweeps_{side}"] = len(sweeps)
+    fields |= dict.fromkeys(_deal_counts(rules.DealEntry((0, 0), (0, 0))), 0)
+    for deal in outcome.deals:
+        for name, count in _deal_counts(deal.entry).items():
+            fields[name] += count
     return fields
+
+
+def _deal_counts(entry: rules.DealEntry) -> dict[str, int]:
+    """What one deal adds to the counts a match keeps of its deals, per side: deals with
+    declarations, their points, sweeps."""
+    counts = {}
+    for side in (0, 1):
+        declared = entry.declared_points[side]
+        counts[f"declarations_{side}"] = 1 if declared else 0
+        counts[f"declared_{side}"] = declared
+        counts[f"sweeps_{side}"] = int(rules.is_sweep(entry.kind) and entry.side == side)
+    return counts
 
 
 class Side(models.Model):

@@ -850,18 +850,76 @@ def _replay(
     _check_seating(first_dealer, seat_count)
     tally, scored = _Tally(), []
     for number, entry in enumerate(entries, start=1):
-        if number >= checked_from:
-            errors = deal_errors(rules, tally, entry, seat_count // 2, new=number == new)
-            if errors:
-                for error in errors:
-                    error.deal_number = number
-                raise DealInvalid(errors)
-        points = _points(rules, tally, entry)
-        totals = (tally.totals[0] + points[0], tally.totals[1] + points[1])
-        dealer = (first_dealer + number - 1) % seat_count
-        scored.append(ScoredDeal(number, entry, points, totals, dealer))
-        tally = _settle(rules, tally, entry, totals)
+        deal, tally = _step(rules, tally, number, entry, first_dealer=first_dealer,
+                            seat_count=seat_count, check=number >= checked_from,
+                            new=number == new)  # fmt: skip
+        scored.append(deal)
     return scored, tally
+
+
+def _step(
+    rules: MatchRules,
+    tally: _Tally,
+    number: int,
+    entry: DealEntry,
+    *,
+    first_dealer: int,
+    seat_count: int,
+    check: bool,
+    new: bool,
+) -> tuple[ScoredDeal, _Tally]:
+    """Deal `number` after `tally`: checked if `check` (DealInvalid, its errors carrying
+    its number), scored, and where it leaves the match."""
+    if check:
+        errors = deal_errors(rules, tally, entry, seat_count // 2, new=new)
+        if errors:
+            for error in errors:
+                error.deal_number = number
+            raise DealInvalid(errors)
+    points = _points(rules, tally, entry)
+    totals = (tally.totals[0] + points[0], tally.totals[1] + points[1])
+    dealer = (first_dealer + number - 1) % seat_count
+    return ScoredDeal(number, entry, points, totals, dealer), _settle(rules, tally, entry, totals)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a match stands before its next deal, as the match keeps it (its totals, how
+    many deals, the side they decide it for): all the next deal is checked and scored by."""
+
+    totals: tuple[int, int]
+    deals: int
+    decided_for: int | None = None
+
+
+def next_deal(
+    rules: MatchRules,
+    standing: Standing,
+    entry: DealEntry,
+    *,
+    first_dealer: int = 0,
+    seat_count: int = 4,
+    new: bool = True,
+) -> tuple[ScoredDeal, Standing]:
+    """Check `entry` as the deal after `standing`, score it, and say where it leaves the
+    match: what evaluate() gives for the deals so far and this one, from the totals alone.
+    Both sides at or past the line and the match undecided means they play another deal.
+
+    Line 21, at 18 to 10, a deal of 4 + 3 against 4: 25 to 14, side 0 has won.
+
+    >>> rules = MatchRules(side_names=("Alice & Carla", "Beppe & Dino"))
+    >>> deal, after = next_deal(rules, Standing((18, 10), 5), DealEntry((7, 4), (0, 0)))
+    >>> deal.number, deal.points, deal.totals, after
+    (6, (7, 4), (25, 14), Standing(totals=(25, 14), deals=6, decided_for=0))
+    """
+    _check_seating(first_dealer, seat_count)
+    decided = standing.decided_for is not None
+    over = all(total >= rules.line for total in standing.totals)
+    tally = _Tally(standing.totals, decided, standing.decided_for, None, over and not decided)
+    number = standing.deals + 1
+    deal, tally = _step(rules, tally, number, entry, first_dealer=first_dealer,
+                        seat_count=seat_count, check=True, new=new)  # fmt: skip
+    return deal, Standing(tally.totals, number, tally.winner if tally.decided else None)
 
 
 def check_deal(

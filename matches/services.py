@@ -451,9 +451,8 @@ def record_deal(
     showed them, else as stored.
     """
     match = _lock(match_id)
-    deals = _deals(match)
     if idempotency_key:
-        saved = next((deal for deal in deals if deal.idempotency_key == idempotency_key), None)
+        saved = match.deals.filter(idempotency_key=idempotency_key).first()
         if saved is not None:
             if saved.entry != entry:
                 raise DealConflict(saved, resent=True)
@@ -463,20 +462,27 @@ def record_deal(
         if deleted is not None:
             raise DeletedSince(deleted)
     _open(match)
-    if number <= len(deals):
-        raise DealConflict(deals[number - 1])
-    if number != len(deals) + 1:  # deals were deleted on another phone meanwhile
-        raise StaleChange("renumbered", number=len(deals) + 1)
+    if number <= match.deal_count:
+        raise DealConflict(match.deals.get(number=number))
+    if number != match.deal_count + 1:  # deals were deleted on another phone meanwhile
+        raise StaleChange("renumbered", number=match.deal_count + 1)
     if number > MATCH_DEALS_MAX:
         raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
-    new = number if action == Action.DEAL_RECORDED else None  # a restore is not new
-    entries = [*(deal.entry for deal in deals), entry]
-    outcome = match.score(entries, side_names or _side_names(match), checked_from=number, new=new)
+    # Checked and scored from where the match stands, as it keeps it: its earlier deals
+    # were checked when they were saved, and every change to them keeps the standing.
+    scored, standing = rules.next_deal(
+        match.match_rules(side_names or _side_names(match)),
+        match.standing,
+        entry,
+        first_dealer=match.first_dealer,
+        seat_count=match.seat_count,
+        new=action == Action.DEAL_RECORDED,  # a restore is not new
+    )
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
-    deal.set_scored(outcome.deals[-1])
+    deal.set_scored(scored)
     deal.save(force_insert=True)
     _log(match, action, by, deal_number=number, new=_document(deal))
-    _changed(match, outcome)
+    _changed(match, **match.standing_fields(standing, entry))
     return Recorded(deal, created=True, revision=match.revision)
 
 
@@ -570,7 +576,7 @@ def delete_last_deal(
     logged = _log(match, Action.DEAL_DELETED, by, deal_number=number, old=_document(last),
                   idempotency_key=last.idempotency_key)  # fmt: skip
     last.delete()
-    _changed(match, _scored(match, deals[:-1]))
+    _changed(match, _scored(match, deals[:-1]), deletions=match.deletions + 1)
     return logged
 
 

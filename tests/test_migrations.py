@@ -2,15 +2,25 @@
 before the squash."""
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
 
+from matches.models import Change, Match
+from tests.factories import MatchFactory
+
 SQUASHED = ("matches", "0001_squashed_0009_match_declarations_allowed")
-SINCE = ["0010_match_in_progress_revision", "0011_evening_and_sweeps_by_one"]
+SINCE = [
+    "0010_match_in_progress_revision",
+    "0011_evening_and_sweeps_by_one",
+    "0012_match_deletions",
+    "0013_count_deletions",
+]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
 
@@ -50,3 +60,18 @@ def test_a_database_migrated_to_0009_before_the_squash_runs_only_those_made_sinc
         recorder.record_applied(*SQUASHED)
         for name in SINCE:
             recorder.record_applied(SQUASHED[0], name)
+
+
+@pytest.mark.django_db
+def test_a_match_migrated_counts_the_deletions_its_log_holds():
+    """A late retry of a deal deleted before 0013 is still told it was deleted: the save
+    looks among a match's deletions only if it counts some."""
+    migration = importlib.import_module("matches.migrations.0013_count_deletions")
+    twice, never = MatchFactory(), MatchFactory()
+    for action in ("deal_recorded", "deal_deleted", "deal_recorded", "deal_deleted"):
+        Change.objects.create(match=twice, action=action, deal_number=1, idempotency_key="k")
+    Change.objects.create(match=never, action="deal_recorded", deal_number=1)
+    Match.objects.update(deletions=0)  # as 0012 left every match
+    migration.count_deletions(django_apps, None)
+    counted = dict(Match.objects.values_list("pk", "deletions"))
+    assert counted == {twice.pk: 2, never.pk: 0}

@@ -12,10 +12,12 @@ from matches.rules import (
     DealKind,
     EndReason,
     MatchRules,
+    Standing,
     TieRule,
     check_deal,
     declaration_pairs,
     evaluate,
+    next_deal,
     sweep_points,
 )
 from tests.test_rules_scoring import place
@@ -430,3 +432,47 @@ def test_stored_deals_are_scored_as_they_stand_and_only_new_ones_checked():
     with pytest.raises(DealInvalid) as caught:
         evaluate(rules_for(claims=True), [normal(8, 3), normal(8, 4)], checked_from=2)
     assert caught.value.errors[0].deal_number == 2
+
+
+# --- The next deal from where the match stands ---------------------------------------
+
+
+@st.composite
+def any_deals(draw) -> list[DealEntry]:
+    """Deals as phones send them, valid or not: played out, sweeps and claims."""
+    pairs = sorted(declaration_pairs())
+
+    def one() -> DealEntry:
+        kind = draw(st.sampled_from([DealKind.NORMAL] * 6 + [*DealKind]))
+        mine = draw(st.integers(0, 11))
+        cards = (mine, draw(st.sampled_from([11 - mine, max(0, 10 - mine), 11 - mine])))
+        declared = draw(st.sampled_from(pairs))
+        side = None if kind is DealKind.NORMAL else draw(st.integers(0, 1))
+        seat = side if kind in (DealKind.CAPPOTTONE, DealKind.STRAMAZZONE) else None
+        return DealEntry(cards, declared, kind, side, seat)
+
+    return [one() for _ in range(draw(st.integers(1, 12)))]
+
+
+@given(any_deals(), st.sampled_from([11, 21, 31]), st.sampled_from([HIGHER, ANOTHER]))
+def test_the_next_deal_from_the_kept_standing_is_what_replaying_every_deal_gives(
+    entries, line, tie_rule
+):
+    """What a save checks and scores from the totals a match keeps is what evaluate() gives
+    replaying the match from its first deal: the same refusal, the same row, the same
+    side decided for."""
+    rules = rules_for(line, tie_rule, claims=True)
+    standing, stored = Standing((0, 0), 0), []
+    for entry in entries:
+        try:
+            replayed = evaluate(rules, [*stored, entry], checked_from=len(stored) + 1,
+                                new=len(stored) + 1)  # fmt: skip
+        except DealInvalid as invalid:
+            with pytest.raises(DealInvalid) as again:
+                next_deal(rules, standing, entry)
+            assert again.value.codes == invalid.codes
+            continue
+        deal, standing = next_deal(rules, standing, entry)
+        assert deal == replayed.deals[-1]
+        assert standing == Standing(replayed.totals, len(replayed.deals), replayed.winner)
+        stored.append(entry)

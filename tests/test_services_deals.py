@@ -45,6 +45,8 @@ def test_a_deletion_under_a_key_is_found_by_the_number_its_deal_had():
     services.record_deal(match_id=match.pk, number=3, entry=entry(5, 6))  # no key
     services.delete_last_deal(match=match, number=3)
     services.delete_last_deal(match=match, number=2)
+    match.refresh_from_db()
+    assert match.deletions == 2
     assert match.deleted_under("b") == 2
     assert match.deleted_under("a") is None  # not deleted
     assert match.deleted_under("") is None  # deal 3 had no key

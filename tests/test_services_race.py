@@ -96,15 +96,15 @@ def first_holds_the_match(monkeypatch, first, then) -> BaseException | None:
     """`first` runs on one phone and is held as it scores the match; `then` runs meanwhile on
     another, which must wait for it. What `then` raised, if anything."""
     scoring, release = threading.Event(), threading.Event()
-    score = Match.score
+    match_rules = Match.match_rules  # what every change asks first of the rules
 
     def held(self, *args, **kwargs):
         if threading.current_thread().name == "first":
             scoring.set()
             release.wait(10)
-        return score(self, *args, **kwargs)
+        return match_rules(self, *args, **kwargs)
 
-    monkeypatch.setattr(Match, "score", held)
+    monkeypatch.setattr(Match, "match_rules", held)
     raised: list[BaseException] = []
 
     def run(work) -> None:

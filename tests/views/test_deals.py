@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import rules, services
-from matches.models import Change, Deal, Match, Player
+from matches.models import Change, Deal, Match, Player, outcome_fields
 from tests.factories import MatchFactory
 from tests.html import action, errors_of, one, parsed, said, value, words
 from tests.views.conftest import deal_data, scores
@@ -733,12 +733,15 @@ def test_an_edit_that_would_end_the_match_early_says_what_to_do(scorer, match):
 
 
 def store_as_before(match, *entries):
-    """Deals stored as an earlier version's rules allowed, which today's refuse."""
+    """Deals stored as an earlier version's rules allowed, which today's refuse, and where
+    they left the match, kept as that version kept it."""
     for number, entry in enumerate(entries, start=1):
         points = tuple(entry.card_points[i] + entry.declared_points[i] for i in (0, 1))
         deal = Deal(match=match, number=number)
         deal.set_scored(rules.ScoredDeal(number, entry, points, points, 0))
         deal.save()
+    kept = outcome_fields(match.score(list(entries), ("A", "B")))  # scored, not checked
+    Match.objects.filter(pk=match.pk).update(**kept)
 
 
 @pytest.mark.parametrize(
