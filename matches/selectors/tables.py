@@ -4,8 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Case, OuterRef, Prefetch, Q, Subquery, Sum, When
-from django.db.models.functions import Coalesce
+from django.db.models import Case, OuterRef, Prefetch, Q, Subquery, When
 from django.utils.translation import gettext as _
 
 from matches import rules
@@ -41,14 +40,13 @@ def table_seen(token: str) -> Table | None:
     come back to a value it had), and the sum of the revisions of its matches in progress,
     each bumped by every change to the match; a match started or reopened adds to it. A
     closed match changes otherwise only through its players or a rematch, which bump the
-    table's revision too. So the sum is of a match or two, not of the evening's hundreds:
-    one query."""
-    in_play = Match.objects.filter(table=OuterRef("pk"), status=rules.Status.IN_PROGRESS)
-    revisions = in_play.order_by().values("table").annotate(sum=Sum("revision")).values("sum")
-    seen = Table.objects.filter(viewer_token=token)
-    found = seen.annotate(matches_revision=Coalesce(Subquery(revisions), 0)).first()
+    table's revision too. So the sum is of a match or two, not of the evening's hundreds,
+    read from the index of matches in progress: two plain queries, which Django builds in
+    less time than one with the sum as a subquery."""
+    found = Table.objects.filter(viewer_token=token).first()
     if found is not None:
-        found.version = (found.revision, found.matches_revision)
+        in_play = Match.objects.filter(table=found, status=rules.Status.IN_PROGRESS)
+        found.version = (found.revision, sum(in_play.values_list("revision", flat=True)))
     return found
 
 

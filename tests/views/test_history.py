@@ -329,8 +329,9 @@ def test_each_name_beside_its_bar_is_whole_however_long(joined):
 
 def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):
     table, _ = history(matches=2, deals=2)
-    # The table; the finished matches; their sides with players; those waiting for End match.
-    assert queries(joined(table), reverse("stats", args=[table.viewer_token])) == 4
+    # The table and its matches in play (its version); the finished matches; their sides with
+    # players; those waiting for End match.
+    assert queries(joined(table), reverse("stats", args=[table.viewer_token])) == 5
     same_queries_at_any_size(
         joined, lambda table, match: reverse("stats", args=[table.viewer_token])
     )

@@ -639,7 +639,7 @@ def test_a_match_started_on_another_phone_reaches_the_table_page_by_its_poll(
     assert words(one(listed, ".list")) == "No matches yet."
     poll, etag = listed["hx-get"], listed["data-poll-etag"]
     assert poll.startswith(reverse("table", args=[table.viewer_token]) + "?poll=1")
-    with django_assert_num_queries(1):  # the table's version, as a sheet's poll reads its state
+    with django_assert_num_queries(2):  # the table's version, as a sheet's poll reads its state
         unchanged = viewer.get(poll, HTTP_IF_NONE_MATCH=etag, **HX)
     assert (unchanged.status_code, unchanged.content, unchanged["ETag"]) == (304, b"", etag)
 
