@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import batched
 from typing import TYPE_CHECKING
 
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -451,16 +452,10 @@ def record_deal(
     showed them, else as stored.
     """
     match = _lock(match_id)
-    if idempotency_key:
-        saved = match.deals.filter(idempotency_key=idempotency_key).first()
-        if saved is not None:
-            if saved.entry != entry:
-                raise DealConflict(saved, resent=True)
-            return Recorded(saved, created=False)
-        # A restore is saved under the key of the deal it puts back: that is no retry.
-        deleted = match.deleted_under(idempotency_key) if action == Action.DEAL_RECORDED else None
-        if deleted is not None:
-            raise DeletedSince(deleted)
+    if not _plainly_next(match, number) and (
+        retried := _retry_of(match, entry, idempotency_key, action)
+    ):
+        return retried
     _open(match)
     if number <= match.deal_count:
         raise DealConflict(match.deals.get(number=number))
@@ -480,10 +475,46 @@ def record_deal(
     )
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(scored)
-    deal.save(force_insert=True)
+    try:
+        with transaction.atomic():  # a savepoint: the match stays locked, its writes to come
+            deal.save(force_insert=True)
+    except IntegrityError:
+        # The key is a deal's already: a retry of a deal saved under the number before.
+        if (retried := _retry_of(match, entry, idempotency_key, action)) is None:
+            raise
+        return retried
     _log(match, action, by, deal_number=number, new=_document(deal))
     _changed(match, **match.standing_fields(standing, entry))
     return Recorded(deal, created=True, revision=match.revision)
+
+
+def _plainly_next(match: Match, number: int) -> bool:
+    """Deal `number` is the next of a match in play, not yet decided, none of whose deals
+    were ever deleted: a key sent again is then of a deal saved, and its insert says so."""
+    return (
+        match.in_progress
+        and match.decided_for is None
+        and not match.deletions
+        and number == match.deal_count + 1
+    )
+
+
+def _retry_of(match: Match, entry: rules.DealEntry, key: str, action: str) -> Recorded | None:
+    """What became of the deal saved under `key`, if one was: the deal itself, sent again
+    (a double tap, a retry); DealConflict if sent again with other points; DeletedSince if
+    deleted since (a restore, saved under the key of the deal it puts back, is no retry).
+    None for a deal never saved, or sent without a key."""
+    if not key:
+        return None
+    saved = match.deals.filter(idempotency_key=key).first()
+    if saved is not None:
+        if saved.entry != entry:
+            raise DealConflict(saved, resent=True)
+        return Recorded(saved, created=False)
+    deleted = match.deleted_under(key) if action == Action.DEAL_RECORDED else None
+    if deleted is not None:
+        raise DeletedSince(deleted)
+    return None
 
 
 @atomic

@@ -38,6 +38,21 @@ def test_the_same_idempotency_key_returns_the_deal_already_made():
     assert Deal.objects.filter(match=match).count() == 1
 
 
+def test_a_deal_sent_again_as_the_next_one_is_the_deal_already_made():
+    """Its answer lost, the phone's form moved on to the next deal with what was typed and
+    its key: sent again, it is the deal saved, not a second one."""
+    match = MatchFactory()
+    first = services.record_deal(match_id=match.pk, number=1, entry=WORKED, idempotency_key="k")
+    again = services.record_deal(match_id=match.pk, number=2, entry=WORKED, idempotency_key="k")
+    assert not again.created
+    assert again.deal.pk == first.deal.pk
+    assert Deal.objects.filter(match=match).count() == 1
+    other = services.record_deal(
+        match_id=match.pk, number=2, entry=entry(6, 5), idempotency_key="j"
+    )
+    assert other.created and other.deal.number == 2
+
+
 def test_a_deletion_under_a_key_is_found_by_the_number_its_deal_had():
     match = MatchFactory()
     services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5), idempotency_key="a")
