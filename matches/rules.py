@@ -373,6 +373,13 @@ class Outcome:
         return self.deals[-1].entry.side if self.reason == EndReason.CLAIM else None
 
     @property
+    def swept_alone(self) -> int | None:
+        """The seat of the player whose sweep alone (a cappottone, a stramazzone) decided the
+        match; else None."""
+        by_one = self.reason in (EndReason.CAPPOTTONE, EndReason.STRAMAZZONE)
+        return self.deals[-1].entry.seat if by_one else None
+
+    @property
     def both_at_line(self) -> bool:
         """Decided on the line with both sides at or past it: the higher total won."""
         return self.reason == EndReason.LINE and not any(self.needs)
