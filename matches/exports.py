@@ -69,6 +69,8 @@ CSV_HEADER = (
     _("Tie rule"),
     _("Claims allowed"),
     _("Declarations allowed"),
+    # Added last: a spreadsheet that reads the columns before it by place still reads them.
+    _("Swept alone by"),
 )
 # Where a spreadsheet may begin a cell in a text: at its start, or after a separator (either:
 # one set to the other separator splits at it, quotes or not) or a line break; then perhaps
@@ -199,17 +201,18 @@ def _match_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterat
     for deal in scored.outcome.deals:
         entry = deal.entry
         named = sides[entry.side].name if entry.side is not None else ""
+        alone = names[entry.seat] if entry.seat is not None else ""  # cappottone, stramazzone
         row = [number, date, match.line, deal.number, names[deal.dealer]]
         row += [labels["kind"][entry.kind], named]
         for i, side in enumerate(seated):
             row += [*side, entry.card_points[i], entry.declared_points[i]]
             row += [deal.points[i], deal.totals[i]]
-        yield row + ending
+        yield [*row, *ending, alone]
     if not scored.outcome.deals:  # a match with no deal yet still has its row
         row = [number, date, match.line, "", "", "", ""]
         for side in seated:
             row += [*side, "", "", "", 0]
-        yield row + ending
+        yield [*row, *ending, ""]
 
 
 def table_csv_rows(table: Table) -> Iterator[str]:

@@ -3,6 +3,7 @@ and say what they refuse beside the field it is about."""
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -197,6 +198,19 @@ class Chips(forms.RadioSelect):
     """Radio choices drawn as chips, a tap each."""
 
     template_name = "matches/widgets/chips.html"
+
+
+class Players(Chips):
+    """The players of a match of four as chips in seat order, two abreast: each side's in
+    its own column and colour, as its card points above (`side`, `data-side` on each)."""
+
+    template_name = "matches/widgets/players.html"
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        option["side"] = rules.seat_player(int(value))[0]
+        option["attrs"]["data-side"] = option["side"]
+        return option
 
 
 class Pad(forms.RadioSelect):
@@ -470,6 +484,7 @@ def entry_data(entry: rules.DealEntry) -> dict[str, str]:
     tapped on the pads, the typed fields left blank: a tap on another key then counts,
     with or without scripts (what is typed counts first)."""
     data = {"kind": str(entry.kind), "side": "" if entry.side is None else str(entry.side)}
+    data["seat"] = "" if entry.seat is None else str(entry.seat)
     for side in (0, 1):
         data[f"card_pad_{side}"] = str(entry.card_points[side])
         data[f"card_points_{side}"] = ""
@@ -513,6 +528,15 @@ class DealForm(StaleOnHidden, Form):
         widget=Chips,
         error_messages={"invalid_choice": _("Pick one of the two sides.")},
     )
+    # A cappottone or a stramazzone: the player who swept alone, whose side is the sweeper.
+    seat = forms.TypedChoiceField(
+        label=_("Who swept alone"),
+        coerce=int,
+        required=False,
+        empty_value=None,
+        widget=Players,
+        error_messages={"invalid_choice": _("Pick one of the four players.")},
+    )
     # A side's card points: tapped on its pad, or typed ("7⅓"); what is typed counts first.
     card_pad_0 = PadField()
     card_points_0 = NumberField(label=_("Card points"), most=11, card_points=True)
@@ -529,17 +553,24 @@ class DealForm(StaleOnHidden, Form):
         side_names: tuple[str, str],
         claims_allowed: bool,
         declarations_allowed: bool = True,
+        seat_names: Sequence[str] = (),
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.side_names = side_names
+        self.seat_names = tuple(seat_names)
         self.claims_allowed = claims_allowed
         self.declarations_allowed = declarations_allowed
         self.fields["side"].choices = list(enumerate(side_names))
-        # Sweeps by one player are entered with the sweeper named (not yet offered here).
-        offered = [kind for kind in DEAL_KINDS if kind[0] not in rules.SWEEPS_BY_ONE]
-        if not claims_allowed:  # offered only where the match allows claims; sent, refused
-            offered = offered[:-1]
+        self.fields["seat"].choices = list(enumerate(self.seat_names))
+        # Offered where the rules allow them (a match of four; in due, sent, refused), as
+        # claims are; each is read whatever is offered, and the rules say why not.
+        offered = [
+            kind
+            for kind in DEAL_KINDS
+            if (self.sweeps_by_one or kind[0] not in rules.SWEEPS_BY_ONE)
+            and (claims_allowed or kind[0] != rules.DealKind.CLAIM)
+        ]
         self.fields["kind"].widget.choices = offered
         for side, name in enumerate(side_names):
             self.fields[f"card_points_{side}"].widget.attrs["data-card-points"] = side
@@ -549,6 +580,11 @@ class DealForm(StaleOnHidden, Form):
             declared.template_name = "matches/fields/declarations.html"
             declared.side_name, declared.chips = name, self.CHIPS
             declared.widget.attrs["placeholder"] = "0"
+
+    @property
+    def sweeps_by_one(self) -> bool:
+        """A match of four: a player may sweep alone (a cappottone, a stramazzone)."""
+        return len(self.seat_names) == 2 * 2
 
     @property
     def columns(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
@@ -565,6 +601,9 @@ class DealForm(StaleOnHidden, Form):
             return data
         kind = rules.DealKind(data["kind"])
         side = data.get("side") if kind is not rules.DealKind.NORMAL else None
+        seat = data.get("seat") if kind in rules.SWEEPS_BY_ONE else None
+        if kind in rules.SWEEPS_BY_ONE:  # the side is the player's: the side's chips unread
+            side = None if seat is None else rules.seat_player(seat)[0]
         typed = [data.get(f"card_points_{side}") for side in (0, 1)]
         tapped = [data.get(f"card_pad_{side}") for side in (0, 1)]
         first, second = (t if t is not None else p for t, p in zip(typed, tapped, strict=True))
@@ -574,7 +613,7 @@ class DealForm(StaleOnHidden, Form):
             self.add_rule_error(error)
             return data
         declared = (data["declared_points_0"] or 0, data["declared_points_1"] or 0)
-        data["entry"] = rules.DealEntry(cards, declared, kind, side)
+        data["entry"] = rules.DealEntry(cards, declared, kind, side, seat)
         return data
 
     def add_rule_error(self, error: rules.RuleError) -> None:
@@ -584,7 +623,7 @@ class DealForm(StaleOnHidden, Form):
         if in_column:
             field = f"{error.part}_{error.side or 0}"
         else:
-            field = error.part if error.part in ("kind", "side") else None
+            field = error.part if error.part in ("kind", "side", "seat") else None
         self.add_error(field, rule_message(error, in_column=in_column))
 
     def add_rule_errors(self, invalid: rules.DealInvalid) -> None:

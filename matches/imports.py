@@ -464,6 +464,8 @@ def _entry(raw: object, where: str, number: int) -> rules.DealEntry:
             _choice(raw, "kind", where, DEAL_KINDS)
         elif wrong.field == "side":
             _get(raw, "side", where, int, null=True)
+        elif wrong.field == "seat":  # absent, or null: a deal that names no player
+            _get(raw, "seat", where, int, null=True)
         _pair(raw, wrong.field, where)
         raise  # not reached: each check above raises for the part at fault
 

@@ -531,7 +531,9 @@ class Deal(models.Model):
 
     @property
     def entry(self) -> rules.DealEntry:
-        return rules.DealEntry(self.card_points, self.declared_points, self.kind, self.side)
+        return rules.DealEntry(
+            self.card_points, self.declared_points, self.kind, self.side, self.seat
+        )
 
     def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
         """Take what the rules scored for this deal; the fields that changed."""
@@ -539,6 +541,7 @@ class Deal(models.Model):
         values = {
             "kind": str(entry.kind),
             "side": entry.side,
+            "seat": entry.seat,
             "card_points_0": entry.card_points[0],
             "card_points_1": entry.card_points[1],
             "declared_points_0": entry.declared_points[0],
@@ -553,11 +556,13 @@ class Deal(models.Model):
 
 
 def deal_document(number: int, entry: rules.DealEntry, points: tuple[int, int]) -> dict:
-    """A deal as the change log keeps it and the JSON export writes it."""
-    return {
-        "number": number,
-        "kind": str(entry.kind),
-        "side": entry.side,
+    """A deal as the change log keeps it and the JSON export writes it. A sweep by one player
+    names their `seat` too; a deal of any other kind has none, as before there were such
+    sweeps (docs/export-format.md)."""
+    document = {"number": number, "kind": str(entry.kind), "side": entry.side}
+    if entry.seat is not None:
+        document["seat"] = entry.seat
+    return document | {
         "card_points": list(entry.card_points),
         "declared_points": list(entry.declared_points),
         "points": list(points),
@@ -581,12 +586,15 @@ def entry_from_document(document: dict) -> rules.DealEntry:
             raise DocumentError(field)
         return value[0], value[1]
 
-    kind, side = document.get("kind"), document.get("side")
+    kind, side, seat = document.get("kind"), document.get("side"), document.get("seat")
     if kind not in _values(DEAL_KINDS):
         raise DocumentError("kind")
     if not (side is None or _whole(side)):
         raise DocumentError("side")
-    return rules.DealEntry(pair("card_points"), pair("declared_points"), DealKind(kind), side)
+    if not (seat is None or _whole(seat)):  # absent: a deal that names no player
+        raise DocumentError("seat")
+    cards, declared = pair("card_points"), pair("declared_points")
+    return rules.DealEntry(cards, declared, DealKind(kind), side, seat)
 
 
 def _whole(value: object) -> bool:

@@ -78,6 +78,8 @@ HOUSE_LINES = ((21, True), (41, True), (31, False))
 
 _SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO, DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
 SWEEPS_BY_ONE = (DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
+# The sweep by a side each sweep by one player is a case of: checked and scored as that one.
+_SIDE_SWEEPS = {DealKind.CAPPOTTONE: DealKind.CAPPOTTO, DealKind.STRAMAZZONE: DealKind.STRAMAZZO}
 # The old stakes, where a table plays them (rule texts 000 and 001, "playing for a bottle of
 # wine"): a match counts as this many games by how it was won.
 STAKES = {
@@ -102,6 +104,18 @@ MESSAGES = {
         "Only a sweep or a claim names a side; a played-out deal does not."
     ),
     "sweep_side_required": gettext_noop("Say which side swept the deal."),
+    "sweep_player_required": gettext_noop("Say which player took the deal alone."),
+    "sweep_player_not_seated": gettext_noop("Pick one of the four players at the match."),
+    "sweep_by_one_in_due": gettext_noop(
+        "A cappottone or a stramazzone is a sweep by one player of a pair; in Tressette in due "
+        "every sweep is one player's: pick Cappotto or Stramazzo."
+    ),
+    "player_not_allowed": gettext_noop(
+        "Only a cappottone or a stramazzone names the player who swept alone."
+    ),
+    "sweep_player_other_side": gettext_noop(
+        "The player who swept alone plays for %(side)s, not for the other side."
+    ),
     "claim_side_required": gettext_noop("Say which side claimed."),
     "card_points_missing": gettext_noop("Enter the card points of at least one side."),
     "claim_card_points_missing": gettext_noop(
@@ -121,6 +135,20 @@ MESSAGES = {
     "stramazzo_card_points": gettext_noop(
         "In a stramazzo %(side)s took no card points, so their card points must be 0, or 1 for "
         "the last trick."
+    ),
+    "cappottone_sweeper_card_points": gettext_noop(
+        "In a cappottone one player of %(side)s took every trick, so their card points are 11."
+    ),
+    "stramazzone_sweeper_card_points": gettext_noop(
+        "In a stramazzone one player of %(side)s took every card point, so their card points are "
+        "11, or 10 if the other side took the last trick."
+    ),
+    "cappottone_card_points": gettext_noop(
+        "In a cappottone %(side)s took no tricks, so their card points must be 0."
+    ),
+    "stramazzone_card_points": gettext_noop(
+        "In a stramazzone %(side)s took no card points, so their card points must be 0, or 1 "
+        "for the last trick."
     ),
     "claim_card_points_sum": gettext_noop(
         "A claim stops the deal before the last trick, so card points add up to at most "
@@ -286,8 +314,12 @@ class DealEntry:
 
     `side` is the sweeping side (cappotto, stramazzo) or the claiming side (claim), and
     None for a played-out deal; `seat` is the player who swept alone (cappottone,
-    stramazzone), whose side is `side`, and None on any other deal. Whole numbers only:
-    reading what was typed is the edges' job.
+    stramazzone), whose side is `side`, and None on any other deal. Given the seat alone,
+    the side is the seat's: it cannot disagree (a side given that does, the rules refuse).
+    Whole numbers only: reading what was typed is the edges' job.
+
+    >>> DealEntry((11, 0), (0, 0), DealKind.CAPPOTTONE, seat=2).side
+    0
     """
 
     card_points: tuple[int, int]
@@ -304,6 +336,8 @@ class DealEntry:
         if not (self.seat is None or _is_whole(self.seat)):
             raise ValueError("seat is a whole number or None")
         object.__setattr__(self, "kind", DealKind(self.kind))
+        if self.kind in SWEEPS_BY_ONE and self.side is None and self.seat is not None:
+            object.__setattr__(self, "side", seat_player(self.seat)[0])
         object.__setattr__(self, "card_points", tuple(self.card_points))
         object.__setattr__(self, "declared_points", tuple(self.declared_points))
 
@@ -339,6 +373,13 @@ class Outcome:
         return self.deals[-1].entry.side if self.reason == EndReason.CLAIM else None
 
     @property
+    def swept_alone(self) -> int | None:
+        """The seat of the player whose sweep alone (a cappottone, a stramazzone) decided the
+        match; else None."""
+        by_one = self.reason in (EndReason.CAPPOTTONE, EndReason.STRAMAZZONE)
+        return self.deals[-1].entry.seat if by_one else None
+
+    @property
     def both_at_line(self) -> bool:
         """Decided on the line with both sides at or past it: the higher total won."""
         return self.reason == EndReason.LINE and not any(self.needs)
@@ -351,6 +392,43 @@ def is_sweep(kind: DealKind) -> bool:
     """A cappotto or a stramazzo, by a side or by one player alone: the sweeper's points are
     what takes it to the line."""
     return kind in _SWEEPS
+
+
+def side_sweep(kind: DealKind) -> DealKind:
+    """The sweep by a side that `kind` is a case of (itself for any other kind): a cappottone
+    is a cappotto made by one player alone, a stramazzone a stramazzo. Its card points are
+    checked as that sweep's, it scores as that sweep and it ends the match on the spot.
+
+    Line 21, Alice & Carla 9 against 9. Then Alice (seat 0) takes all ten tricks alone, and
+    Beppe & Dino declared three 2s: a cappottone. Alice & Carla score what takes them to
+    the line, 12; Beppe & Dino their declaration, 0 + 3. Under the old stakes (rule text
+    000) the match counts six games:
+
+    >>> rules = MatchRules(side_names=("Alice & Carla", "Beppe & Dino"))
+    >>> outcome = evaluate(rules, [
+    ...     DealEntry(card_points=(6, 5), declared_points=(3, 4)),
+    ...     DealEntry((11, 0), (0, 3), DealKind.CAPPOTTONE, seat=0),
+    ... ])
+    >>> outcome.deals[-1].points, outcome.totals, outcome.winner, outcome.reason
+    ((12, 3), (21, 12), 0, <EndReason.CAPPOTTONE: 'cappottone'>)
+    >>> games_won(outcome.reason, stakes=True)
+    6
+
+    A stramazzone whose other side took a point beyond the last trick is no stramazzone, and
+    Tressette in due has no partners: every sweep there is one player's, a cappotto or a
+    stramazzo.
+
+    >>> check_deal(rules, [], DealEntry((9, 2), (0, 0), DealKind.STRAMAZZONE, seat=2))
+    Traceback (most recent call last):
+    ...
+    matches.rules.DealInvalid: In a stramazzone one player of Alice & Carla took every card point, so their card points are 11, or 10 if the other side took the last trick.
+    >>> check_deal(rules, [], DealEntry((0, 11), (0, 0), DealKind.CAPPOTTONE, seat=1),
+    ...            seat_count=2)
+    Traceback (most recent call last):
+    ...
+    matches.rules.DealInvalid: A cappottone or a stramazzone is a sweep by one player of a pair; in Tressette in due every sweep is one player's: pick Cappotto or Stramazzo.
+    """  # noqa: E501
+    return _SIDE_SWEEPS.get(kind, kind)
 
 
 def games_won(reason: EndReason, *, stakes: bool) -> int:
@@ -386,6 +464,11 @@ def complete_card_points(
     >>> complete_card_points(None, 1, kind=DealKind.STRAMAZZO, side=0)
     (10, 1)
 
+    A cappottone or a stramazzone as a cappotto or a stramazzo, its side the sweeper's:
+
+    >>> complete_card_points(None, None, kind=DealKind.CAPPOTTONE, side=1)
+    (0, 11)
+
     A claim stops the deal early: a side left blank took none, and with both blank
     nothing was counted yet.
 
@@ -393,9 +476,12 @@ def complete_card_points(
     (7, 0)
     """
     if first is None and second is None:
-        if kind == DealKind.CAPPOTTO and side in (0, 1):
+        cappotto = side_sweep(kind) == DealKind.CAPPOTTO
+        if cappotto and side in (0, 1):
             return (CARD_POINTS_PER_DEAL, 0) if side == 0 else (0, CARD_POINTS_PER_DEAL)
-        if kind == DealKind.CAPPOTTO:
+        if cappotto and kind in SWEEPS_BY_ONE:
+            raise RuleError("sweep_player_required", part="seat")
+        if cappotto:
             raise RuleError("sweep_side_required", part="side")
         code = "claim_card_points_missing" if kind == DealKind.CLAIM else "card_points_missing"
         raise RuleError(code, part="card_points")
@@ -416,7 +502,7 @@ def _complete_sweep(
     """A sweep's blank side: the sweeper took every card point (in a stramazzo, maybe not
     the last trick's), the other side none (in a stramazzo, maybe the last trick's)."""
     cards = [first, second]
-    stramazzo = kind == DealKind.STRAMAZZO
+    stramazzo = side_sweep(kind) == DealKind.STRAMAZZO
     if cards[side] is None:
         other = cards[1 - side]
         last_trick_elsewhere = stramazzo and other in (0, 1)
@@ -677,6 +763,7 @@ def deal_errors(
     return [
         *_kind_errors(rules, tally, entry),
         *_side_errors(entry),
+        *_player_errors(rules, entry, players_per_side),
         *_card_point_errors(rules, entry, new),
         *_declaration_errors(rules, entry, players_per_side),
     ]
@@ -695,9 +782,29 @@ def _kind_errors(rules: MatchRules, tally: _Tally, entry: DealEntry) -> list[Rul
 def _side_errors(entry: DealEntry) -> list[RuleError]:
     if entry.kind is DealKind.NORMAL and entry.side is not None:
         return [RuleError("side_not_allowed", part="side")]
+    if entry.kind in SWEEPS_BY_ONE and entry.side is None:
+        return []  # the player who swept names it: _player_errors asks for them
     if entry.kind is not DealKind.NORMAL and entry.side not in (0, 1):
         code = "claim_side_required" if entry.kind is DealKind.CLAIM else "sweep_side_required"
         return [RuleError(code, part="side")]
+    return []
+
+
+def _player_errors(rules: MatchRules, entry: DealEntry, players_per_side: int) -> list[RuleError]:
+    """A cappottone or a stramazzone names the player who swept alone: a seat of a match of
+    four (in due there are no partners to sweep without), on the side said to have swept.
+    No other deal names a player."""
+    if entry.kind not in SWEEPS_BY_ONE:
+        return [] if entry.seat is None else [RuleError("player_not_allowed", part="seat")]
+    if players_per_side != 2:
+        return [RuleError("sweep_by_one_in_due", part="kind")]
+    if entry.seat is None:
+        return [RuleError("sweep_player_required", part="seat")]
+    if entry.seat >= seats(players_per_side):
+        return [RuleError("sweep_player_not_seated", part="seat")]
+    side = seat_player(entry.seat)[0]
+    if entry.side != side:
+        return [RuleError("sweep_player_other_side", {"side": rules.side_names[side]}, part="seat")]
     return []
 
 
@@ -729,15 +836,14 @@ def _sweep_card_point_error(rules: MatchRules, entry: DealEntry) -> RuleError | 
     if sweeper not in (0, 1):
         return None
     other = 1 - sweeper
-    cappotto = entry.kind is DealKind.CAPPOTTO
-    if cappotto and cards[sweeper] != CARD_POINTS_PER_DEAL:
-        code, side = "cappotto_sweeper_card_points", sweeper
-    elif not cappotto and cards[sweeper] < CARD_POINTS_PER_DEAL - 1:
-        code, side = "stramazzo_sweeper_card_points", sweeper
-    elif cappotto and cards[other] != 0:
-        code, side = "cappotto_card_points", other
-    elif not cappotto and cards[other] > 1:
-        code, side = "stramazzo_card_points", other
+    # A sweep by one player is checked as its side's sweep, and said in its own name.
+    cappotto, kind = side_sweep(entry.kind) is DealKind.CAPPOTTO, entry.kind.value
+    least = CARD_POINTS_PER_DEAL if cappotto else CARD_POINTS_PER_DEAL - 1  # the sweeper's
+    most = 0 if cappotto else 1  # the other side's: in a stramazzo, perhaps the last trick
+    if cards[sweeper] < least:
+        code, side = f"{kind}_sweeper_card_points", sweeper
+    elif cards[other] > most:
+        code, side = f"{kind}_card_points", other
     else:
         return None
     params = {"side": rules.side_names[side], "value": cards[side]}

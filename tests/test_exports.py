@@ -185,6 +185,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Tie rule",
         "Claims allowed",
         "Declarations allowed",
+        "Swept alone by",
     ]
     assert len(rows) == 1 + 2 + 2 + 2
     open_match = Match.objects.get(line=31)
@@ -200,7 +201,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert last[14:21] == ["", 'Gianni "il Bello"', "سارة", "9", "4", "13", "16"]
     assert last[21:24] == ["In progress", "", ""]
     # What the table agreed for the match, in words.
-    assert last[24:] == ["Always play another deal", "yes", "yes"]
+    assert last[24:] == ["Always play another deal", "yes", "yes", ""]
     cappotto_rows = rows[1:3]
     assert [row[5:7] for row in cappotto_rows] == [
         ["Normal", ""],
@@ -208,7 +209,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     ]
     assert [(row[13], row[20]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
     winner = ["Finished", 'Gianni "il Bello" & Nonna 🃏', "cappotto"]
-    agreed = [HIGHER_TOTAL, "no", "yes"]
+    agreed = [HIGHER_TOTAL, "no", "yes", ""]  # no sweep by one player alone
     assert [row[21:] for row in cappotto_rows] == [winner + agreed, winner + agreed]
     # The sides' columns never say a pair's names again as one text: a column a player.
     assert [cell for row in rows[1:] for cell in row[7:21] if " & " in cell] == []
@@ -240,7 +241,7 @@ def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
     services.end_match(match=match)
     claim = csv_rows(exports.table_csv_rows(table))[-1]
     assert claim[5:7] == ["Claim", "Anna"]
-    assert claim[21:] == ["Finished", "Bruno", "claim", HIGHER_TOTAL, "yes", "yes"]
+    assert claim[21:] == ["Finished", "Bruno", "claim", HIGHER_TOTAL, "yes", "yes", ""]
 
 
 def test_one_match_exports_as_csv_on_its_own():
@@ -400,3 +401,26 @@ def test_a_match_begun_while_the_json_is_written_is_left_out_and_shifts_no_numbe
     document = json.loads(head + "".join(chunks))
     assert len(document["matches"]) == 3
     assert [match["rematch"] for match in document["matches"]] == [None, None, None]
+
+
+@pytest.mark.django_db
+def test_a_sweep_by_one_player_is_exported_with_the_players_seat_and_name():
+    table = services.create_table(name="Bar")
+    match = services.start_match(table=table, players=[["Alice", "Carla"], ["Beppe", "Dino"]])
+    alone = entry(1, 10, 0, 3, kind=rules.DealKind.STRAMAZZONE, seat=3)
+    record(match, entry(6, 5), alone)
+    services.end_match(match=match)
+    [exported] = json_document(table)["matches"]
+    assert exported["deals"] == [
+        {"number": 1, "kind": "normal", "side": None, "card_points": [6, 5],
+         "declared_points": [0, 0], "points": [6, 5]},
+        {"number": 2, "kind": "stramazzone", "side": 1, "seat": 3, "card_points": [1, 10],
+         "declared_points": [0, 3], "points": [1, 16]},
+    ]  # fmt: skip
+    assert (exported["winner"], exported["end_reason"]) == (1, "stramazzone")
+    rows = csv_rows(exports.table_csv_rows(table))
+    assert [row[5:7] + row[27:] for row in rows[1:]] == [
+        ["Normal", "", ""],
+        ["Stramazzone", "Beppe & Dino", "Dino"],
+    ]
+    assert rows[2][21:24] == ["Finished", "Beppe & Dino", "stramazzone"]

@@ -125,6 +125,90 @@ def test_export_then_import_then_export_gives_the_same_document():
     assert Table.objects.count() == 2
 
 
+def evening_of_sweeps_by_one() -> Table:
+    """A table whose matches were won by a cappottone and a stramazzone, one deleted and
+    restored, one edited from a cappotto."""
+    table = services.create_table(name="Bar Sport")
+    players = [["Alice", "Carla"], ["Beppe", "Dino"]]
+    first = services.start_match(table=table, players=players)
+    services.record_deal(match_id=first.pk, number=1, entry=rules.DealEntry((6, 5), (3, 0)))
+    cappotto = rules.DealEntry((0, 11), (0, 0), rules.DealKind.CAPPOTTO, side=1)
+    deal = services.record_deal(match_id=first.pk, number=2, entry=cappotto).deal
+    alone = rules.DealEntry((0, 11), (0, 0), rules.DealKind.CAPPOTTONE, seat=1)
+    services.edit_deal(deal=deal, version=1, entry=alone)
+    services.end_match(match=first)
+    second = services.rematch(match=first)
+    stramazzone = rules.DealEntry((10, 1), (4, 0), rules.DealKind.STRAMAZZONE, seat=2)
+    services.record_deal(match_id=second.pk, number=1, entry=stramazzone, idempotency_key="k")
+    services.delete_last_deal(match=second, number=1)
+    services.restore_deal(match=second, number=1)
+    services.end_match(match=second)
+    return table
+
+
+@pytest.mark.django_db
+def test_sweeps_by_one_player_come_back_whole_export_import_export():
+    first = json_document(evening_of_sweeps_by_one())
+    assert [m["end_reason"] for m in first["matches"]] == ["cappottone", "stramazzone"]
+    assert [m["deals"][-1]["seat"] for m in first["matches"]] == [1, 2]
+    table = import_table(first)
+    second = json_document(table)
+    del first["exported_at"], second["exported_at"]
+    assert second == first
+    imported = Deal.objects.filter(match__table=table).order_by("match__started_at", "number")
+    assert [(d.kind, d.seat, d.side) for d in imported] == [
+        ("normal", None, None), ("cappottone", 1, 1), ("stramazzone", 2, 0)
+    ]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_an_export_from_before_sweeps_by_one_player_still_imports():
+    """No deal of it names a "seat": its cappotti and stramazzi stand as they were."""
+    doc = document()
+    doc["matches"][0]["deals"][1] = deal(2, [11, 0], [0, 3], [10, 3], kind="cappotto", side=0)
+    doc["matches"][0]["totals"] = [21, 6]
+    doc["matches"][0]["end_reason"] = "cappotto"
+    table = import_table(doc)
+    swept = Deal.objects.get(match__table=table, kind="cappotto")
+    assert (swept.side, swept.seat, swept.points) == (0, None, (10, 3))
+
+
+@pytest.mark.parametrize(
+    ("seat", "said"),
+    [
+        (None, "Match 1, deal 2: Say which player took the deal alone."),
+        (-1, "Match 1, deal 2: “seat” must be a whole number (0 or more), not -1."),
+        ("Carla", 'Match 1, deal 2: “seat” must be a whole number (0 or more), not "Carla".'),
+        (2**40, "Match 1, deal 2: “seat” must be a whole number (0 or more), not 1099511627776."),
+        (5, "Match 1, deal 2: Pick one of the four players at the match."),
+        (1, "Match 1, deal 2: The player who swept alone plays for Beppe & Dino, not for the "
+            "other side."),
+    ],
+)  # fmt: skip
+@pytest.mark.django_db
+def test_a_sweep_by_one_players_seat_is_checked_in_words(seat, said):
+    doc = document()
+    alone = deal(2, [11, 0], [0, 3], [10, 3], kind="cappottone", side=0)
+    if seat is not None:
+        alone["seat"] = seat
+    doc["matches"][0]["deals"][1] = alone
+    doc["matches"][0]["totals"] = [21, 6]
+    doc["matches"][0]["end_reason"] = "cappottone"
+    assert said in refused(doc)
+
+
+@pytest.mark.django_db
+def test_a_cappottone_in_a_match_of_two_is_refused_in_words():
+    doc = document()
+    doc["matches"][1]["deals"] = [deal(1, [0, 11], [0, 0], [0, 11], kind="cappottone", side=1)]
+    doc["matches"][1]["deals"][0]["seat"] = 1
+    doc["matches"][1]["totals"] = [0, 11]
+    assert refused(doc) == [
+        "Match 2, deal 1: A cappottone or a stramazzone is a sweep by one player of a pair; in "
+        "Tressette in due every sweep is one player's: pick Cappotto or Stramazzo."
+    ]
+
+
 @pytest.mark.django_db
 def test_a_rematch_is_exported_and_imported_with_its_link():
     table = build_evening()

@@ -162,6 +162,22 @@ def test_a_sweep_names_its_side():
     assert refused(Deal, **deal(kind="cappotto", card_points_0=11, card_points_1=0))
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "cappottone", "side": 0},  # no player named
+        {"kind": "cappottone", "side": 0, "seat": 1},  # seat 1 plays for side 1
+        {"kind": "stramazzone", "side": 0, "seat": 4},  # no such seat
+        {"kind": "cappotto", "side": 0, "seat": 0},  # only a sweep by one player names one
+    ],
+)
+def test_a_sweep_by_one_player_names_their_seat_on_its_side(fields):
+    assert refused(Deal, **deal(card_points_0=11, card_points_1=0, points_0=21, **fields))
+    assert Deal.objects.create(
+        **deal(kind="cappottone", side=0, seat=2, card_points_0=11, card_points_1=0, points_0=21)
+    )
+
+
 def test_card_points_stay_within_11():
     assert refused(Deal, **deal(card_points_0=12, card_points_1=0))
 

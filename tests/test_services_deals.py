@@ -512,3 +512,87 @@ def test_a_match_keeps_which_side_its_deals_decide_it_for():
     sweep = entry(0, 11, kind=rules.DealKind.CAPPOTTO, side=1)  # from behind: side 2 wins
     services.record_deal(match_id=decided.pk, number=2, entry=sweep)
     assert kept() == [1, None, 0]
+
+
+# --- A sweep by one player: cappottone and stramazzone --------------------------------------
+
+
+def cappottone(seat: int) -> rules.DealEntry:
+    cards = (11, 0) if seat % 2 == 0 else (0, 11)
+    return entry(*cards, kind=rules.DealKind.CAPPOTTONE, seat=seat)
+
+
+def test_a_cappottone_is_stored_with_its_players_seat_and_logged_so():
+    match = MatchFactory()
+    services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5, 3, 0))
+    deal = services.record_deal(match_id=match.pk, number=2, entry=cappottone(3)).deal
+    deal.refresh_from_db()
+    # Beppe & Dino had 5: Dino's cappottone takes them to the line, 16 more.
+    assert (deal.kind, deal.side, deal.seat, deal.points) == ("cappottone", 1, 3, (0, 16))
+    logged = Change.objects.get(action=Action.DEAL_RECORDED, deal_number=2).new
+    assert logged == {
+        "number": 2,
+        "kind": "cappottone",
+        "side": 1,
+        "seat": 3,
+        "card_points": [0, 11],
+        "declared_points": [0, 0],
+        "points": [0, 16],
+    }
+    # A deal of any other kind is logged as before there were sweeps by one player.
+    assert "seat" not in Change.objects.get(deal_number=1).new
+    match.refresh_from_db()
+    assert (match.decided_for, match.sweeps_0, match.sweeps_1) == (1, 0, 1)  # a sweep of its side
+    ended = services.end_match(match=match)
+    assert (ended.winner, ended.end_reason) == (1, "cappottone")
+
+
+def test_a_cappottone_in_due_is_refused_and_nothing_is_stored():
+    match = MatchFactory(players_per_side=1)
+    with pytest.raises(rules.DealInvalid) as refused:
+        services.record_deal(match_id=match.pk, number=1, entry=cappottone(1))
+    assert refused.value.codes == ["sweep_by_one_in_due"]
+    assert not Deal.objects.exists() and not Change.objects.exists()
+
+
+def test_a_sweep_by_one_sent_again_is_the_same_deal_whether_its_side_was_named_or_not():
+    match = MatchFactory()
+    first = services.record_deal(match_id=match.pk, number=1, entry=cappottone(2),
+                                 idempotency_key="tap")  # fmt: skip
+    named = entry(11, 0, kind=rules.DealKind.CAPPOTTONE, side=0, seat=2)
+    again = services.record_deal(match_id=match.pk, number=1, entry=named, idempotency_key="tap")
+    assert (again.created, again.deal.pk) == (False, first.deal.pk)
+    other = cappottone(0)  # Alice, not Carla: another deal under the same key
+    with pytest.raises(services.DealConflict):
+        services.record_deal(match_id=match.pk, number=1, entry=other, idempotency_key="tap")
+
+
+def test_a_stramazzone_deleted_is_restored_with_its_player():
+    match = MatchFactory()
+    stramazzone = entry(1, 10, 0, 3, kind=rules.DealKind.STRAMAZZONE, seat=1)
+    services.record_deal(match_id=match.pk, number=1, entry=stramazzone, idempotency_key="k")
+    services.delete_last_deal(match=match, number=1)
+    assert Change.objects.get(action=Action.DEAL_DELETED).old["seat"] == 1
+    restored = services.restore_deal(match=match, number=1).deal
+    restored.refresh_from_db()
+    assert (restored.kind, restored.seat, restored.side, restored.points) == (
+        "stramazzone", 1, 1, (1, 21)
+    )  # fmt: skip
+
+
+def test_an_edit_turns_a_cappotto_into_a_cappottone_and_back():
+    match = MatchFactory()
+    deal = services.record_deal(
+        match_id=match.pk, number=1, entry=entry(11, 0, kind=rules.DealKind.CAPPOTTO, side=0)
+    ).deal
+    edited = services.edit_deal(deal=deal, version=1, entry=cappottone(2), by="Dino")
+    edited.refresh_from_db()
+    assert (edited.kind, edited.seat, edited.side) == ("cappottone", 2, 0)
+    change = Change.objects.get(action=Action.DEAL_EDITED)
+    assert ("seat" in change.old, change.new["seat"]) == (False, 2)
+    back = entry(11, 0, kind=rules.DealKind.CAPPOTTO, side=0)
+    edited = services.edit_deal(deal=edited, version=2, entry=back)
+    edited.refresh_from_db()
+    assert (edited.kind, edited.seat) == ("cappotto", None)
+    match.refresh_from_db()
+    assert match.sweeps_0 == 1

@@ -7,7 +7,7 @@ Each reader returns a frozen plain object the template draws, in the language ac
 was read: no form, no request, no cache inside. Writes live in `matches.services`.
 """
 
-from matches.selectors.history import Logged, match_changes
+from matches.selectors.history import Logged, match_changes, match_names
 from matches.selectors.result import Result, load_result, result_picture
 from matches.selectors.sheet import (
     Seating,
@@ -37,6 +37,7 @@ __all__ = [
     "load_result",
     "load_sheet",
     "match_changes",
+    "match_names",
     "match_state",
     "match_states",
     "result_picture",

@@ -1,5 +1,6 @@
 """A match's history: every change to it, in words."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -30,15 +31,32 @@ class Logged:
     deal_number: int | None
 
 
-def match_changes(match: Match, side_names: tuple[str, str], page: str | None) -> Page:
+def match_names(match: Match) -> tuple[tuple[str, str], tuple[str, ...]]:
+    """The match's sides' names, and its players' in seat order: one query."""
+    rows = match.sides.order_by("position").values_list(
+        "name", "first_player__name", "second_player__name"
+    )
+    (first, *seated_0), (second, *seated_1) = rows
+    players = [[name for name in seated if name is not None] for seated in (seated_0, seated_1)]
+    return (first, second), tuple(rules.seat_order(players))
+
+
+def match_changes(
+    match: Match,
+    side_names: tuple[str, str],
+    page: str | None,
+    seat_names: Sequence[str] = (),
+) -> Page:
     """Every change to a match, newest first, a hundred a page (an imported log may be
-    long), each said in words."""
+    long), each said in words; `seat_names` name who swept alone."""
     changes = Paginator(match.changes.order_by("-at", "-id"), HISTORY_PAGE).get_page(page)
-    changes.object_list = [_logged(change, side_names) for change in changes.object_list]
+    changes.object_list = [
+        _logged(change, side_names, seat_names) for change in changes.object_list
+    ]
     return changes
 
 
-def _logged(change: Change, side_names: tuple[str, str]) -> Logged:
+def _logged(change: Change, side_names: tuple[str, str], seat_names: Sequence[str]) -> Logged:
     deal_actions = {
         Action.DEAL_RECORDED: _("Deal %(number)s recorded"),
         Action.DEAL_EDITED: _("Deal %(number)s edited"),
@@ -54,19 +72,21 @@ def _logged(change: Change, side_names: tuple[str, str]) -> Logged:
         at=change.at,
         what=what,
         by=change.by,
-        before=describe(change.old, side_names),
-        after=describe(change.new, side_names),
+        before=describe(change.old, side_names, seat_names),
+        after=describe(change.new, side_names, seat_names),
         deal_number=change.deal_number,
     )
 
 
-def describe(values: dict | None, side_names: tuple[str, str]) -> str:
+def describe(
+    values: dict | None, side_names: tuple[str, str], seat_names: Sequence[str] = ()
+) -> str:
     """What the log keeps of a change, in words: a deal's points, settings, a result, the
     totals, a player's name. Odd values (an imported log may hold anything) as they are."""
     if not values:
         return ""
     if "points" in values:
-        return _describe_deal(values, side_names)
+        return _describe_deal(values, side_names, seat_names)
     if "line" in values:
         tie = {
             rules.TieRule.ANOTHER_DEAL: _("tie: always another deal"),
@@ -84,13 +104,21 @@ def describe(values: dict | None, side_names: tuple[str, str]) -> str:
     return str(values.get("player", ""))
 
 
-def _describe_deal(values: dict, side_names: tuple[str, str]) -> str:
-    kind, side = values.get("kind"), values.get("side")
+def _describe_deal(values: dict, side_names: tuple[str, str], seat_names: Sequence[str]) -> str:
+    kind, side, seat = values.get("kind"), values.get("side"), values.get("seat")
     label = {
         rules.DealKind.CAPPOTTO: _("cappotto"),
         rules.DealKind.STRAMAZZO: _("stramazzo"),
+        rules.DealKind.CAPPOTTONE: _("cappottone"),
+        rules.DealKind.STRAMAZZONE: _("stramazzone"),
         rules.DealKind.CLAIM: _("claim"),
     }.get(kind, "")
+    if type(seat) is int and 0 <= seat < len(seat_names) and kind in rules.SWEEPS_BY_ONE:
+        by_one = {
+            rules.DealKind.CAPPOTTONE: _("cappottone by %(player)s"),
+            rules.DealKind.STRAMAZZONE: _("stramazzone by %(player)s"),
+        }
+        label = by_one[kind] % {"player": seat_names[seat]}
     parts = []
     for i, name in enumerate(side_names):
         cards, declared, points = (_at(values.get(key), i) for key in

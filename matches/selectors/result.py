@@ -95,6 +95,7 @@ def load_result(token: str, match_id: int) -> Result | None:
         [deal.entry for deal in match.deals.order_by("number")], (sides[0].name, sides[1].name)
     )
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
+    seats = rules.seat_order([side.players for side in seated])
     status = rules.Status(match.status)
     finished = status is rules.Status.FINISHED
     return Result(
@@ -105,19 +106,23 @@ def load_result(token: str, match_id: int) -> Result | None:
             ResultSide(side.name, side.players, outcome.totals[i], finished and outcome.winner == i)
             for i, side in enumerate(seated)
         ),
-        deals=tuple(_deal(deal) for deal in outcome.deals),
-        verdict=_verdict(status, outcome, seated),
+        deals=tuple(_deal(deal, seats) for deal in outcome.deals),
+        verdict=_verdict(status, outcome, seated, seats),
         file_name=export_filename(match.table, "png", match),
     )
 
 
-def _deal(deal: rules.ScoredDeal) -> ResultDeal:
-    side, label = deal.entry.side, str(dict(DEAL_KINDS)[deal.entry.kind])
+def _deal(deal: rules.ScoredDeal, seats: list[str]) -> ResultDeal:
+    side, seat, label = deal.entry.side, deal.entry.seat, str(dict(DEAL_KINDS)[deal.entry.kind])
+    if seat is not None and seat < len(seats):  # a sweep by one: who swept
+        label = f"{label} · {seats[seat]}"
     tags = tuple(label if side == i else "" for i in range(2))
     return ResultDeal(deal.number, deal.points, deal.totals, tags)
 
 
-def _verdict(status: rules.Status, outcome: rules.Outcome, sides: list[Seated]) -> str:
+def _verdict(
+    status: rules.Status, outcome: rules.Outcome, sides: list[Seated], seats: list[str]
+) -> str:
     if status is rules.Status.ABANDONED:
         first, second = outcome.totals
         return _("Stopped at %(a)s–%(b)s, undecided.") % {"a": first, "b": second}
@@ -129,7 +134,7 @@ def _verdict(status: rules.Status, outcome: rules.Outcome, sides: list[Seated]) 
         "%(side)s won the match (%(reason)s).",
         "%(side)s won the match (%(reason)s).",
         winner.speaks_of,
-    ) % {"side": winner.name, "reason": ended_reason(outcome)}
+    ) % {"side": winner.name, "reason": ended_reason(outcome, seats)}
     claim = claim_said(outcome, sides)
     return f"{said} {claim}" if claim else said
 

@@ -2,6 +2,7 @@
 (`State`). Scored by `matches.rules`; no form, no request, no cache inside."""
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -118,6 +119,7 @@ class Cell:
     detail: str  # "8 + 3": card points + declarations, where that is not plain
     to_line: bool  # a sweeper's points take it to the line, whatever it counted
     tag: str  # the kind of deal, on the side that swept or claimed
+    player: str = ""  # beside a cappottone's or stramazzone's tag, who swept alone
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,12 @@ class Sheet:
         return (self.sides[0].name, self.sides[1].name)
 
     @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The players in seat order: Alice, Beppe, Carla, Dino (a player is named by their
+        seat, as in a cappottone)."""
+        return self.dealers
+
+    @property
     def next_dealer(self) -> str:
         return self.dealers[self.dealer_index]
 
@@ -230,6 +238,8 @@ class Sheet:
             "totals": [side.total for side in self.sides],
             "sides": self.side_names,
             "players": len(self.sides[0].players),
+            # Each seat's side: a cappottone's player names their side (offline.js: sweeper).
+            "seat_sides": [rules.seat_player(seat)[0] for seat in range(len(self.dealers))],
             # What decides a match once a deal is added (offline.js: settle).
             "line": self.line,
             "tie": self.settings.tie_rule.value,
@@ -262,13 +272,14 @@ def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | Non
 
 @dataclass(frozen=True)
 class Seating:
-    """What a deal is checked by: its match's settings and sides' names, and who may change
-    it (`state`)."""
+    """What a deal is checked by: its match's settings, sides' and players' names (in seat
+    order), and who may change it (`state`)."""
 
     state: State
     claims_allowed: bool
     declarations_allowed: bool
     side_names: tuple[str, str]
+    seat_names: tuple[str, ...]
 
 
 def seating(token: str, match_id: int) -> Seating | None:
@@ -281,12 +292,17 @@ def seating(token: str, match_id: int) -> Seating | None:
             "match__claims_allowed",
             "match__declarations_allowed",
             "name",
+            "first_player__name",
+            "second_player__name",
         )
     )
     if len(rows) != 2:
         return None
-    (*state, claims, declarations, first), second = rows
-    return Seating(State(*state), claims, declarations, (first, second[-1]))
+    state, (claims, declarations) = rows[0][:3], rows[0][3:5]
+    names = (rows[0][5], rows[1][5])
+    players = [[name for name in row[6:] if name is not None] for row in rows]
+    seats = tuple(rules.seat_order(players))
+    return Seating(State(*state), claims, declarations, names, seats)
 
 
 def load_sheet(token: str, match_id: int) -> Sheet | None:
@@ -346,7 +362,7 @@ def _sheet_of(
         dealer_index=outcome.next_dealer,
         decided=outcome.decided,
         another_deal=outcome.another_deal,
-        verdict=_verdict(outcome, sides, ended=match.status == rules.Status.FINISHED),
+        verdict=_verdict(outcome, sides, seats, ended=match.status == rules.Status.FINISHED),
         claim=claim_said(outcome, sides),
         next_match_id=match.next_match_id,
         last_change=last_change[:3] if last_change is not None else None,
@@ -368,6 +384,7 @@ def points_as_typed(card_points: int, declared_points: int) -> str:
 def _row(deal: rules.ScoredDeal, seats: list[str]) -> Row:
     entry, sweep = deal.entry, rules.is_sweep(deal.entry.kind)
     label = kind_labels()[entry.kind]
+    player = seats[entry.seat] if entry.seat is not None and entry.seat < len(seats) else ""
 
     def cell(i: int) -> Cell:
         swept = sweep and entry.side == i
@@ -378,19 +395,22 @@ def _row(deal: rules.ScoredDeal, seats: list[str]) -> Row:
             detail=points_as_typed(entry.card_points[i], entry.declared_points[i]) if shown else "",
             to_line=swept and deal.points[i] > 0,  # a sweeper past the line already scores 0
             tag=label if entry.side == i else "",
+            player=player if entry.side == i else "",
         )
 
     return Row(deal.number, seats[deal.dealer], (cell(0), cell(1)), deal.totals)
 
 
-def _verdict(outcome: rules.Outcome, sides: list[Seated], *, ended: bool) -> SafeString:
+def _verdict(
+    outcome: rules.Outcome, sides: list[Seated], seats: Sequence[str], *, ended: bool
+) -> SafeString:
     """Who wins, in a sentence whose verb agrees with the side's name; "" until decided."""
     if outcome.winner is None:
         return SafeString("")
     winner = sides[outcome.winner]
     count = winner.speaks_of
     if ended:
-        reason = ended_reason(outcome)
+        reason = ended_reason(outcome, seats)
         said = ngettext(
             "<strong>%(side)s</strong> won the match (%(reason)s).",
             "<strong>%(side)s</strong> won the match (%(reason)s).",
@@ -398,14 +418,28 @@ def _verdict(outcome: rules.Outcome, sides: list[Seated], *, ended: bool) -> Saf
         )
         return _safe(said, side=winner.name, reason=reason)
     claimer = sides[outcome.claimer].name if outcome.claimer is not None else ""
-    return _safe(_decided(outcome, count), side=winner.name, claimer=claimer)
+    player = _player(outcome, seats)
+    return _safe(_decided(outcome, count), side=winner.name, claimer=claimer, player=player)
 
 
-def ended_reason(outcome: rules.Outcome) -> str:
+def _player(outcome: rules.Outcome, seats: Sequence[str]) -> str:
+    """The player whose sweep alone decided the match, by name; else "" (a seat out of reach
+    of `seats`, where a page has no names, as "")."""
+    seat = outcome.swept_alone
+    return seats[seat] if seat is not None and seat < len(seats) else ""
+
+
+def ended_reason(outcome: rules.Outcome, seats: Sequence[str] = ()) -> str:
     """How a decided match was won, in words: "cappotto", "both past the line, the higher
-    total"..."""
+    total", "cappottone by Alice" (`seats`: the players' names in seat order)..."""
     if outcome.reason is rules.EndReason.LINE and outcome.both_at_line:
         return _("both past the line, the higher total")
+    if player := _player(outcome, seats):
+        by_one = {
+            rules.EndReason.CAPPOTTONE: _("cappottone by %(player)s"),
+            rules.EndReason.STRAMAZZONE: _("stramazzone by %(player)s"),
+        }
+        return by_one[outcome.reason] % {"player": player}
     return str(dict(END_REASONS)[outcome.reason])
 
 
@@ -440,6 +474,22 @@ def _decided(outcome: rules.Outcome, count: int) -> str:
         return ngettext(
             "<strong>%(side)s</strong> wins the match with a stramazzo.",
             "<strong>%(side)s</strong> win the match with a stramazzo.",
+            count,
+        )
+    if reason is rules.EndReason.CAPPOTTONE:
+        return ngettext(
+            "<strong>%(side)s</strong> wins the match: %(player)s took every trick alone, a "
+            "cappottone.",
+            "<strong>%(side)s</strong> win the match: %(player)s took every trick alone, a "
+            "cappottone.",
+            count,
+        )
+    if reason is rules.EndReason.STRAMAZZONE:
+        return ngettext(
+            "<strong>%(side)s</strong> wins the match: %(player)s took every card point alone, "
+            "a stramazzone.",
+            "<strong>%(side)s</strong> win the match: %(player)s took every card point alone, "
+            "a stramazzone.",
             count,
         )
     if outcome.claimer == outcome.winner:
@@ -519,12 +569,18 @@ def _apart(a: float, b: float, *, gap: float, low: float, high: float) -> tuple[
     return (upper, upper + gap) if a <= b else (upper + gap, upper)
 
 
-def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
+def as_typed(
+    entry: rules.DealEntry, side_names: tuple[str, str], seat_names: Sequence[str] = ()
+) -> str:
     """A deal as a phone typed it: each side's card points + declarations, and the kind with
-    the side it names when it was not played out. Not scored: the rules alone score.
+    the side it names when it was not played out (the player, in a sweep by one). Not
+    scored: the rules alone score.
 
     >>> as_typed(rules.DealEntry((5, 6), (3, 0)), ("Alice", "Bob"))
     'Alice 5 + 3, Bob 6 + 0'
+    >>> entry = rules.DealEntry((0, 11), (0, 0), rules.DealKind.CAPPOTTONE, seat=3)
+    >>> as_typed(entry, ("Alice & Carla", "Beppe & Dino"), ("Alice", "Beppe", "Carla", "Dino"))
+    'Alice & Carla 0 + 0, Beppe & Dino 11 + 0 (Cappottone: Dino)'
     """
     typed = ", ".join(
         f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
@@ -532,4 +588,7 @@ def as_typed(entry: rules.DealEntry, side_names: tuple[str, str]) -> str:
     )
     if entry.side is None:
         return typed
-    return f"{typed} ({kind_labels()[entry.kind]}: {side_names[entry.side]})"
+    named = side_names[entry.side]
+    if entry.seat is not None and entry.seat < len(seat_names):
+        named = seat_names[entry.seat]
+    return f"{typed} ({kind_labels()[entry.kind]}: {named})"

@@ -44,7 +44,7 @@ CHANGED_MEANWHILE = _(
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     seating = scorer_seating(request, token, match_id)
     form = DealForm(request.POST, side_names=seating.side_names,
-                    claims_allowed=seating.claims_allowed,
+                    seat_names=seating.seat_names, claims_allowed=seating.claims_allowed,
                     declarations_allowed=seating.declarations_allowed)  # fmt: skip
     if "count" in request.POST:
         return _counted(request, *sheet_and_state(token, match_id), form)
@@ -95,7 +95,7 @@ def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
     """Both phones entered the same deal: what this one typed is said, not kept to be saved
     a second time."""
     entry, saved = form.cleaned_data["entry"], conflict.deal
-    yours = selectors.as_typed(entry, form.side_names)
+    yours = selectors.as_typed(entry, form.side_names, form.seat_names)
     same = saved.entry == entry
     said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours,
                     entry)  # fmt: skip
@@ -134,6 +134,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     typed = {name: request.GET[name][:12] for name in stored if name in request.GET}
     initial = {"number": deal.number, "version": deal.version, **stored, **typed}
     form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
+                        seat_names=sheet.seat_names,
                         claims_allowed=sheet.claims_allowed,
                         declarations_allowed=sheet.declarations_allowed)  # fmt: skip
     # The deal this page showed was deleted and another took its number: what was typed is
@@ -182,7 +183,8 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -
         return form
     data = form.data.copy()
     data["version"] = now.version
-    form = EditDealForm(data, side_names=sheet.side_names, claims_allowed=sheet.claims_allowed,
+    form = EditDealForm(data, side_names=sheet.side_names, seat_names=sheet.seat_names,
+                        claims_allowed=sheet.claims_allowed,
                         declarations_allowed=sheet.declarations_allowed)  # fmt: skip
     form.is_valid()
     names = sheet.side_names

@@ -19,12 +19,12 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
     """Every change to a match, newest first, with the old and new values; on the sheet the
     part HTMX loads into its folded History."""
     match = viewer_match(token, match_id)
-    side_names = tuple(match.sides.order_by("position").values_list("name", flat=True))
+    side_names, seat_names = selectors.match_names(match)
     context = {
         "table": match.table,
         "match": match,
         "side_names": side_names,
-        "changes": selectors.match_changes(match, side_names, request.GET.get("page")),
+        "changes": selectors.match_changes(match, side_names, request.GET.get("page"), seat_names),
         # A deal deleted (on this phone or another) can be put back from here too.
         "restorable": match.restorable_deletion() if can_score(request, match.table) else None,
     }

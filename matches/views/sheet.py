@@ -131,7 +131,8 @@ def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
     """The form of the next deal: what was sent, or blank with a new idempotency key."""
     initial.setdefault("key", secrets.token_urlsafe(16))
     return DealForm(data, initial={"number": sheet.next_number, **initial},
-                    side_names=sheet.side_names, claims_allowed=sheet.claims_allowed,
+                    side_names=sheet.side_names, seat_names=sheet.seat_names,
+                    claims_allowed=sheet.claims_allowed,
                     declarations_allowed=sheet.declarations_allowed)  # fmt: skip
 
 

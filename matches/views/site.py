@@ -107,9 +107,11 @@ _OFFLINE_WORDS = {
         "and End match appears."
     ),
 }
-# The checks of a played-out deal a phone makes offline, in the rules' own words (a sweep or a
-# claim waits for the server's).
+# The checks of a played-out deal a phone makes offline, in the rules' own words, and that a
+# sweep names who made it (the rest of a sweep or a claim waits for the server's).
 _OFFLINE_CHECKS = (
+    "sweep_side_required",
+    "sweep_player_required",
     "card_points_missing",
     "card_points_too_high",
     "card_points_sum",

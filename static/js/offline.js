@@ -9,8 +9,10 @@
   "use strict";
   var MATCH = window.location.pathname;
   var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
-  var FIELDS = ["kind", "side", "card_points_0", "card_points_1", "declared_points_0", "declared_points_1",
-    "card_pad_0", "card_pad_1"];
+  var FIELDS = ["kind", "side", "seat", "card_points_0", "card_points_1", "declared_points_0",
+    "declared_points_1", "card_pad_0", "card_pad_1"];
+  // The sweeps, and how each names its sweeper: a side, or the player who swept alone.
+  var SWEEPS = { cappotto: "side", stramazzo: "side", cappottone: "player", stramazzone: "player" };
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
@@ -103,9 +105,28 @@
     if (!/^\+? *[0-9]{1,4}( *\+ *[0-9]{1,4})*$/.test(text)) return undefined;
     return text.split("+").reduce(function (sum, part) { return sum + (parseInt(part, 10) || 0); }, 0);
   }
+  // The side a sweep names: its own, or that of the seat of the player who swept alone (the
+  // page says each seat's side: Sheet.offline); null when none is named.
+  function sweeper(values, d) {
+    var by = SWEEPS[values.kind];
+    var named = by === "player" ? values.seat : values.side;
+    if (!by || !/^[0-9]$/.test(named)) return null;
+    if (by === "side") return Number(named);
+    var side = d.seat_sides[Number(named)];
+    return side === undefined ? null : side;
+  }
+  // A sweep's words for what is missing: which side swept it, or which player alone.
+  function sweepErrors(values, d) {
+    if (!SWEEPS[values.kind] || sweeper(values, d) !== null) return [];
+    var code = SWEEPS[values.kind] === "player" ? "sweep_player_required" : "sweep_side_required";
+    return [say(d.words[code], {})];
+  }
   // A played-out deal's points, or the rules' words for what is wrong with it. A sweep, a
-  // claim or text other than plain numbers is not read here (null): the server reads it.
+  // claim or text other than plain numbers is not read here (null): the server reads it,
+  // once a sweep names who made it (else the rules' words say so here).
   function read(values, d) {
+    var unnamed = sweepErrors(values, d);
+    if (unnamed.length) return { errors: unnamed };
     if (values.kind !== "normal") return null;
     var cards = [whole(values.card_points_0), whole(values.card_points_1)];
     var decl = [declared(values.declared_points_0), declared(values.declared_points_1)];
@@ -139,11 +160,17 @@
   }
   function typed(values, d) {
     var read_ = read(values, d);
+    if (read_ && !read_.cards) read_ = null; // said wrong before it was read
     return [0, 1].map(function (i) {
       var cards = read_ ? read_.cards[i] : values["card_points_" + i] || "0";
       var decl = read_ ? read_.declared[i] : values["declared_points_" + i] || "0";
       return d.sides[i] + " " + cards + " + " + decl;
-    }).join(", ") + (values.kind === "normal" ? "" : " (" + d.kinds[values.kind] + ")");
+    }).join(", ") + (values.kind === "normal" ? "" : " (" + tagOf(values, d) + ")");
+  }
+  // A deal's kind as its row's tag says it: with the player, in a sweep by one.
+  function tagOf(values, d) {
+    var alone = SWEEPS[values.kind] === "player" && d.dealers[Number(values.seat)];
+    return d.kinds[values.kind] + (alone ? " · " + alone : "");
   }
 
   // --- Drawing the waiting deals: rows, provisional totals, the next deal's number and dealer.
@@ -214,7 +241,7 @@
   // past the line); a sweep or a claim always ends it. Unknown totals decide nothing.
   function settle(state, item, totals, d) {
     var kind = item.values.kind;
-    if (kind !== "normal") return { decided: item.number, winner: kind === "claim" ? null : Number(item.values.side) };
+    if (kind !== "normal") return { decided: item.number, winner: kind === "claim" ? null : sweeper(item.values, d) };
     if (!totals) return state;
     var over = [totals[0] >= d.line, totals[1] >= d.line];
     if (!over[0] && !over[1]) return { another: false };
@@ -250,7 +277,9 @@
     [0, 1].forEach(function (i) {
       var td = element("td", "side-" + i);
       td.appendChild(element("strong", "", deal && !deal.errors.length ? String(deal.points[i]) : "…"));
-      if (item.values.side === String(i)) td.appendChild(element("span", "tag", d.kinds[item.values.kind]));
+      var claimed = item.values.kind === "claim" && item.values.side !== "" ? Number(item.values.side) : null;
+      var named = SWEEPS[item.values.kind] ? sweeper(item.values, d) : claimed;
+      if (named === i) td.appendChild(element("span", "tag", tagOf(item.values, d)));
       tr.appendChild(td);
     });
     var run = element("td", "run", totals ? totals[0] + "–" + totals[1] : "…");

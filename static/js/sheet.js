@@ -87,6 +87,16 @@
     var checked = form() && form().querySelector("input[name=kind]:checked");
     return checked ? checked.value : "normal";
   }
+  // The sweeps, and how each names its sweeper: a side, or the player who swept alone (a
+  // player's chip says their side: data-side). Those that need no card points: NO_CARDS.
+  var SWEEPS = { cappotto: "side", stramazzo: "side", cappottone: "player", stramazzone: "player" };
+  var NO_CARDS = ["cappotto", "cappottone"];
+  // The side that sweeps as the form stands: its chip, or the chip of the player who swept.
+  function sweeper() {
+    var by = SWEEPS[kind()];
+    var chip = by && form().querySelector(by === "side" ? "input[name=side]:checked" : "input[name=seat]:checked");
+    return chip ? Number(by === "side" ? chip.value : chip.dataset.side) : null;
+  }
 
   // Typing one side's card points fills in the other side's, as the server's rules would
   // (the page lists them: `data-other-card-points`, the other side's for 0, 1, ... typed).
@@ -138,11 +148,11 @@
     });
   }
 
-  // A cappotto decides both sides' card points (the rules fill them in): what the fields held
-  // goes, so that nothing left from before (a deal put back by Undo) is sent to fail, and
-  // their keys rest (app.css). Back if another kind is picked after all.
+  // A cappotto (or a cappottone) decides both sides' card points (the rules fill them in):
+  // what the fields held goes, so that nothing left from before (a deal put back by Undo) is
+  // sent to fail, and their keys rest (app.css). Back if another kind is picked after all.
   function cappotto() {
-    var sweep = kind() === "cappotto";
+    var sweep = NO_CARDS.indexOf(kind()) !== -1;
     cardFields().forEach(function (field) {
       if (sweep && field.value) {
         field.dataset.kept = field.value;
@@ -180,8 +190,8 @@
       shown.textContent = now[side] === undefined || now[side] === null ? "…" : now[side];
     });
     var k = kind();
-    var sweep = k === "cappotto" || k === "stramazzo";
-    var sweeper = sweep ? f.querySelector("input[name=side]:checked") : null;
+    var sweep = k in SWEEPS;
+    var swept = sweeper();
     var drawn = tally.dataset.totals.split(" ").map(Number);
     var sweeps = tally.dataset.sweeps.split(" ").map(Number);
     var fields = cardFields();
@@ -191,8 +201,8 @@
       var said = f.querySelector("[name=declared_points_" + side + "]"); // none: not counted
       var decl = said ? declared(said.value) : 0;
       held = held || cards !== undefined || decl !== 0;
-      if (sweep && !sweeper) return null; // which side swept decides both
-      if (sweeper && Number(sweeper.value) === side) return now[side] === drawn[side] ? sweeps[side] : null;
+      if (sweep && swept === null) return null; // which side swept decides both
+      if (swept === side) return now[side] === drawn[side] ? sweeps[side] : null;
       if (cards === undefined && k !== "normal") cards = 0; // blank: none taken (the server's reading)
       if (typeof cards !== "number" || decl === null || typeof now[side] !== "number") return null;
       return now[side] + cards + decl;
@@ -238,8 +248,9 @@
     } else if (event.target.name === "kind") {
       fillIn();
       cappotto();
-      // A sweep or a claim asks which side: brought into sight, above the sticky Save.
-      var choice = f.querySelector(".side-choice");
+      // A sweep or a claim asks which side, a sweep by one which player: brought into
+      // sight, above the sticky Save.
+      var choice = f.querySelector(SWEEPS[kind()] === "player" ? ".player-choice" : ".side-choice");
       if (kind() !== "normal" && choice) choice.scrollIntoView({ block: "nearest" });
     }
     forecast();

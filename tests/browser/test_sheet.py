@@ -638,7 +638,7 @@ def test_enter_in_the_count_counts_and_saves_nothing(new_phone):
 def test_a_sweep_brings_its_side_into_sight_above_the_sticky_save(new_phone):
     phone = new_phone(viewport={"width": 360, "height": 740})
     create_table_and_match(phone)
-    cappotto = phone.locator("#deal-form .kind label.chip", has_text="Cappotto")
+    cappotto = phone.locator("#deal-form .kind label.chip", has=phone.locator("[value=cappotto]"))
     # Scrolled as a thumb leaves it: the chip just above the Save that sticks to the foot.
     cappotto.evaluate("chip => scrollBy(0, chip.getBoundingClientRect().bottom - innerHeight + 90)")
     cappotto.evaluate("chip => chip.click()")  # a tap, where the page stands (check() scrolls)

@@ -776,3 +776,87 @@ def test_deals_stored_under_earlier_rules_still_open_and_export(client, players,
         assert stored == len(entries)
     else:
         assert stored == len(entries) + 1
+
+
+# --- A sweep by one player: cappottone and stramazzone --------------------------------------
+
+
+def alone(kind="cappottone", seat="3", **fields) -> dict:
+    """A cappottone (or a stramazzone) posted as the form sends it: the player tapped."""
+    return deal_data(a="", b="", da="", db="", kind=kind, seat=seat, **fields)
+
+
+def test_a_cappottone_is_saved_by_naming_the_player_the_side_follows(scorer, deal_url):
+    # A side chip left tapped from before is not read: the player says which side swept.
+    scorer.post(deal_url, alone(side="0"), **HX)
+    deal = Deal.objects.get()
+    assert (deal.kind, deal.seat, deal.side, deal.card_points) == ("cappottone", 3, 1, (0, 11))
+
+
+def test_a_sweep_by_one_without_its_player_asks_for_them_beside_the_players(scorer, deal_url):
+    page = parsed(scorer.post(deal_url, alone(seat=""), **HX))
+    assert errors_of(page, "id_seat") == ["Say which player took the deal alone."]
+    assert one(page, ".player-choice")["aria-describedby"] == "id_seat_error"
+    assert not page.select("#deal-errors") and not Deal.objects.exists()
+    page = parsed(scorer.post(deal_url, alone(seat="7"), **HX))
+    assert errors_of(page, "id_seat") == ["Pick one of the four players."]
+
+
+def test_a_refused_stramazzone_keeps_what_was_typed_and_says_what_to_do(scorer, deal_url):
+    data = alone(kind="stramazzone", seat="2", card_points_0="9", card_points_1="2")
+    page = parsed(scorer.post(deal_url, data, **HX))
+    assert errors_of(page, "id_card_points_0") == [
+        "In a stramazzone one player of Alice & Carla took every card point, so their card "
+        "points are 11, or 10 if the other side took the last trick."
+    ]
+    checked = [(field["name"], field["value"]) for field in page.select("#deal-form input:checked")]
+    assert ("kind", "stramazzone") in checked and ("seat", "2") in checked
+    assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("9", "2")
+    assert value(page, "typing") == "1" and not Deal.objects.exists()
+
+
+def test_a_cappottone_in_due_is_refused_in_words_and_not_offered(client):
+    match = MatchFactory(players_per_side=1)
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    sheet = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
+    kinds = [field["value"] for field in sheet.select("#deal-form input[name=kind]")]
+    assert kinds == ["normal", "cappotto", "stramazzo"] and not sheet.select(".player-choice")
+    deal_url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    page = parsed(client.post(deal_url, alone(seat="1"), **HX))
+    assert errors_of(page, "id_kind") == [
+        "A cappottone or a stramazzone is a sweep by one player of a pair; in Tressette in due "
+        "every sweep is one player's: pick Cappotto or Stramazzo."
+    ]
+    assert not Deal.objects.exists()
+
+
+def test_undo_of_a_cappottone_puts_its_player_back_in_the_form(scorer, sheet_url, deal_url):
+    scorer.post(deal_url, alone(seat="1"), **HX)
+    revision = Match.objects.get().revision
+    page = parsed(scorer.post(sheet_url + "deals/1/delete", {"undo": str(revision)}, **HX))
+    assert not Deal.objects.exists()
+    checked = [(field["name"], field["value"]) for field in page.select("#deal-form input:checked")]
+    assert ("kind", "cappottone") in checked and ("seat", "1") in checked
+
+
+def test_a_cappottone_is_edited_to_another_player_and_the_log_says_so(scorer, match, deal_url):
+    scorer.post(deal_url, alone(seat="1"), **HX)
+    page = parsed(scorer.get(edit_url(match), **EN))
+    assert one(page, "#deal-form input[name=seat][value='1']").has_attr("checked")
+    players = [words(chip) for chip in page.select(".player-choice label.chip")]
+    assert players == ["Alice", "Beppe", "Carla", "Dino"]
+    scorer.post(edit_url(match), alone(seat="3", version="1"), **EN)
+    assert (Deal.objects.get().seat, Deal.objects.get().side) == (3, 1)
+    change = Change.objects.get(action="deal_edited")
+    assert (change.old["seat"], change.new["seat"]) == (1, 3)
+
+
+def test_a_second_phones_cappottone_is_said_with_its_player(scorer, deal_url):
+    scorer.post(deal_url, deal_data(key="phone-a"), **HX)
+    page = parsed(scorer.post(deal_url, alone(seat="2", key="phone-b"), **HX))
+    assert (
+        "Yours were not saved: Alice & Carla 11 + 0, Beppe & Dino 0 + 0 (Cappottone: Carla)."
+        in (words(one(page, "#conflict")))
+    )
+    edit = parsed(scorer.get(one(page, "#conflict a.button")["href"], **EN))
+    assert one(edit, "#deal-form input[name=seat][value='2']").has_attr("checked")

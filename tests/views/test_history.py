@@ -335,3 +335,26 @@ def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):
     same_queries_at_any_size(
         joined, lambda table, match: reverse("stats", args=[table.viewer_token])
     )
+
+
+def test_a_sweep_by_one_player_is_said_with_the_players_name(scorer, match, sheet_url):
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    alone = rules.DealEntry((10, 1), (0, 0), kind=rules.DealKind.STRAMAZZONE, seat=2)
+    services.record_deal(match_id=match.pk, number=2, entry=alone)
+    services.end_match(match=match)
+    said = changes(scorer.get(sheet_url + "history", **EN))
+    assert said[1].endswith(
+        "after: Alice & Carla 10 + 0 → 15 (stramazzone by Carla, to the line) · "
+        "Beppe & Dino 1 + 0 = 1"
+    )
+    assert said[0].endswith("Match ended after: won by Alice & Carla · stramazzone · 21–6")
+
+
+def test_the_history_asks_no_more_for_the_players_names(scorer, match, sheet_url, worked):
+    """The sides' and the players' names come in the one query that read the sides'."""
+    url = sheet_url + "history"
+    before = queries(scorer, url)
+    alone = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTONE, seat=1)
+    services.record_deal(match_id=match.pk, number=2, entry=alone)
+    assert "cappottone by Beppe" in " ".join(changes(scorer.get(url, **EN)))
+    assert queries(scorer, url) == before

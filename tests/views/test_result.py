@@ -199,3 +199,22 @@ def test_a_match_being_played_offers_no_result_to_share(client, match, worked):
 
 def test_the_picture_layout_doctests_hold():
     assert doctest.testmod(result).failed == 0
+
+
+@pytest.mark.parametrize(
+    ("language", "how", "tag"),
+    [
+        ("en", "Beppe & Dino won the match (cappottone by Dino).", "Cappottone · Dino"),
+        ("it", "Beppe & Dino hanno vinto la partita (cappottone di Dino).", "Cappottone · Dino"),
+        ("hr", "Partiju osvajaju Beppe & Dino (kapot sam: Dino).", "Kapot sam · Dino"),
+    ],
+)
+def test_a_cappottone_is_shared_naming_the_player_who_swept_alone(client, language, how, tag):
+    alone = rules.DealEntry((0, 11), (0, 0), kind=rules.DealKind.CAPPOTTONE, seat=3)
+    match = finish((("Alice", "Carla"), ("Beppe", "Dino")), WORKED, alone)
+    _svg, texts = drawn(client.get(picture_url(match), HTTP_ACCEPT_LANGUAGE=language))
+    assert how in " ".join(texts)
+    assert tag in texts  # beside Beppe & Dino's points in deal 2
+    sheet = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]),
+                              HTTP_ACCEPT_LANGUAGE=language))  # fmt: skip
+    assert one(sheet, "textarea#result-text").get_text().splitlines()[1] == how

@@ -204,7 +204,7 @@ def test_the_entry_form_offers_claims_only_where_allowed_in_the_phones_language(
         return [field["value"] for field in page.select("#deal-form input[name=kind]")]
 
     english = parsed(scorer.get(sheet_url, **EN))
-    assert kinds(english) == ["normal", "cappotto", "stramazzo"]
+    assert kinds(english) == ["normal", "cappotto", "stramazzo", "cappottone", "stramazzone"]
     services.change_settings(match=match, settings=rules.MatchSettings(21, "higher_total", True))
     assert kinds(parsed(scorer.get(sheet_url, **EN)))[-1] == "claim"
     italian = parsed(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it"))
@@ -811,6 +811,7 @@ def test_the_deal_form_says_where_the_sheet_stands_for_a_phone_offline(scorer, s
         "totals": [11, 3],
         "sides": ["Alice & Carla", "Beppe & Dino"],
         "players": 2,
+        "seat_sides": [0, 1, 0, 1],
         "line": 21,
         "tie": "higher_total",
         "another": False,
@@ -850,3 +851,38 @@ def test_declarations_are_not_turned_off_under_a_deal_that_declared(
     assert match.declarations_allowed
     on = {"line": "21", "tie_rule": "higher_total", "declarations_allowed": "on"}
     assert "Settings saved." in words(parsed(scorer.post(sheet_url + "settings", on, **HX)))
+
+
+# --- A sweep by one player ------------------------------------------------------------------
+
+
+def test_a_cappottone_row_names_the_player_and_the_sheet_says_who_swept(scorer, match, sheet_url):
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (3, 0)))
+    alone = rules.DealEntry((11, 0), (0, 4), kind=rules.DealKind.CAPPOTTONE, seat=2)
+    services.record_deal(match_id=match.pk, number=2, entry=alone)
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert words(one(page, "#deal-2 td.side-0")) == "12 → 21 Cappottone Carla"
+    assert words(one(page, "#deal-2 td.side-1")) == "4 0 + 4"
+    assert words(one(page, ".decided p")) == (
+        "Alice & Carla win the match: Carla took every trick alone, a cappottone."
+    )
+    services.end_match(match=match)
+    page = parsed(scorer.get(sheet_url, HTTP_ACCEPT_LANGUAGE="it"))
+    assert words(one(page, ".result .big")) == (
+        "Alice & Carla hanno vinto la partita (cappottone di Carla)."
+    )
+
+
+def test_the_players_to_name_follow_a_player_renamed_on_another_phone(scorer, table):
+    """The blank form is drawn once for all phones: its players' names are part of its key,
+    not only its sides' (a side the table named keeps its name when a player is renamed)."""
+    players = [["Anna", "Carla"], ["Bruno", "Dino"]]
+    match = services.start_match(table=table, players=players, side_names=["", "I Lupi"])
+    url = reverse("match", args=[table.viewer_token, match.pk])
+    chips = ".player-choice label.chip"
+    page = parsed(scorer.get(url, **EN))
+    assert [words(chip) for chip in page.select(chips)] == ["Anna", "Bruno", "Carla", "Dino"]
+    assert [chip["class"][-1] for chip in page.select(chips)] == ["side-0", "side-1"] * 2
+    services.rename_player(player=Player.objects.get(name="Dino"), name="Dino Zoff")
+    page = parsed(scorer.get(url, **EN))
+    assert [words(chip) for chip in page.select(chips)][-1] == "Dino Zoff"
