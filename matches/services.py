@@ -14,7 +14,7 @@ from datetime import datetime
 from itertools import batched
 from typing import TYPE_CHECKING
 
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -698,16 +698,9 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
 # --- The evening -------------------------------------------------------------------------
 
 
-def _last_play(table_id: int) -> datetime | None:
-    """When anything was last done to any of the table's matches, or a new evening begun."""
-    logged = Change.objects.filter(match__table_id=table_id).aggregate(at=Max("at"))["at"]
-    begun = Table.objects.filter(pk=table_id).values_list("evening_started_at", flat=True).get()
-    return max((at for at in (logged, begun) if at is not None), default=None)
-
-
 def _evening_of(table_id: int, now: datetime) -> Table:
     """The table as a match starting `now` finds it, its evening begun anew after a break."""
-    if rules.begins_evening(last_play=_last_play(table_id), now=now):
+    if rules.begins_evening(last_play=Table(pk=table_id).last_play(), now=now):
         Table.objects.filter(pk=table_id).update(evening_started_at=now)
     return Table.objects.get(pk=table_id)
 

@@ -35,10 +35,13 @@ class State:
     revision: int
     table_id: int
     scorer_token: str
+    # The table's revision: tonight's tally on the sheet changes with it (another match
+    # ending, the evening counted otherwise).
+    table_revision: int = 0
 
 
 # What a State is read from, in its order.
-_STATE_FIELDS = ("revision", "table_id", "table__scorer_token")
+_STATE_FIELDS = ("revision", "table_id", "table__scorer_token", "table__revision")
 
 
 def match_state(token: str, match_id: int) -> State | None:

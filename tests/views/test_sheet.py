@@ -342,7 +342,8 @@ def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
     assert answer.status_code == 200 and parsed(answer).select("#deal-2")
     watched.forget()
     cache.clear()  # nothing kept anywhere: read from the database
-    with django_assert_num_queries(4):  # the revision, then the sheet: the match, deals, log
+    # The revision, then the sheet: the match, deals, log; and tonight's tally.
+    with django_assert_num_queries(5):
         assert parsed(scorer.get(poll, **HX)).select("#deal-2")
 
 
@@ -451,7 +452,8 @@ def test_a_poll_is_told_unchanged_as_viewer_or_scorer_until_the_scorer_link_chan
     # The old scorer link no longer scores: its phone is shown the sheet as a viewer sees it.
     answer = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=scorer_etag, **HX)
     assert answer.status_code == 200 and not parsed(answer).select("#deal-form")
-    assert answer["ETag"] == viewer_etag
+    # As a viewer sees it now (the new link bumped the table's revision, as tonight's does).
+    assert answer["ETag"] == viewer.get(sheet_url + "?poll=1", **HX)["ETag"]
 
 
 def test_a_page_cached_before_joining_is_drawn_again_for_the_scorer(client, match, sheet_url):
