@@ -857,7 +857,7 @@ def test_declarations_are_not_turned_off_under_a_deal_that_declared(
 # --- Tonight -----------------------------------------------------------------------------
 
 
-def _sheet(client, match) -> "BeautifulSoup":
+def _sheet(client, match):
     return parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
 
 
@@ -921,5 +921,5 @@ def test_a_sheet_reads_tonight_in_as_many_queries_for_one_match_as_for_many(
     cache.clear()
     watched.forget()
     with django_assert_num_queries(len(at_one)):
-        page = _sheet(viewer, first)
+        page = parsed(viewer.get(url, **EN))
     assert len(page.select("#tonight-line .series li")) == 4

@@ -679,7 +679,7 @@ def test_the_table_pages_poll_keeps_the_player_and_page_asked_for(scorer, table,
 # --- Tonight -----------------------------------------------------------------------------
 
 
-def _tonight_page(client, table) -> "BeautifulSoup":
+def _tonight_page(client, table):
     return parsed(client.get(reverse("table", args=[table.viewer_token]), **EN))
 
 
