@@ -334,3 +334,37 @@ def test_the_stats_read_the_same_few_queries_whatever_the_history(joined):
     same_queries_at_any_size(
         joined, lambda table, match: reverse("stats", args=[table.viewer_token])
     )
+
+
+def test_stats_count_games_beside_matches_once_a_match_played_the_stakes(joined):
+    from tests.evening import AB, AC, BD, CD, play
+
+    table = services.create_table(name="Osteria")
+    play(table, [AC, BD], 0)
+    assert "Games" not in words(stats_page(joined(table), table))  # no stakes played
+    services.change_evening(table=table, evening=rules.Evening.TONIGHT, stakes=True)
+    play(table, [AB, CD], 1, how="cappotto")  # 2 games
+    play(table, [AC, BD], 0, how="stramazzo")  # 3 games
+    page = stats_page(joined(table), table)
+    headings = [words(th) for th in page.select(".records")[0].select("thead th")]
+    assert headings[2:4] == ["Won", "Games"]
+    players = records(page)
+    # Won (share), then games: Carla 3 matches, 1 + 2 + 3 games; Alice 2, 1 + 3.
+    assert players["Carla"][1:3] == ["3 (100%)", "6"]
+    assert players["Alice"][1:3] == ["2 (67%)", "4"]
+    assert records(page, 1)["Carla & Dino"][1:3] == ["1 (100%)", "2"]
+
+
+def test_tonight_s_tally_is_shared_as_a_picture(client):
+    from tests.evening import AC, BD, play
+
+    table = services.create_table(name="Osteria")
+    play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    play(table, [AC, BD], 1, how="cappotto")
+    url = reverse("tonight_picture", args=[table.viewer_token])
+    answer = client.get(url, **EN)
+    assert answer["Content-Type"] == "image/svg+xml"
+    drawn = answer.content.decode()
+    for said in ("Osteria", "1 – 1", "la bella", "Alice &amp; Carla", "1 won · 2 games"):
+        assert said in drawn
+    assert client.get(url, HTTP_IF_NONE_MATCH=answer["ETag"], **EN).status_code == 304
