@@ -368,3 +368,15 @@ def test_tonight_s_tally_is_shared_as_a_picture(client):
     for said in ("Osteria", "1 – 1", "la bella", "Alice &amp; Carla", "1 won · 2 games"):
         assert said in drawn
     assert client.get(url, HTTP_IF_NONE_MATCH=answer["ETag"], **EN).status_code == 304
+
+
+def test_the_history_says_how_the_evening_came_to_be_counted_otherwise(client):
+    from tests.evening import AB, CD
+
+    table = services.create_table(name="Osteria")
+    match = services.start_match(table=table, players=[AB, CD])
+    services.change_evening(table=table, evening=rules.Evening.FIRST_TO_2, stakes=True, by="Ugo")
+    url = reverse("match_history", args=[table.viewer_token, match.pk])
+    page = parsed(client.get(url, **EN))
+    said = "Settings changed · Ugo before: Tonight's tally after: Best of three: first to 2 wins"
+    assert f"{said}, the old stakes" in words(page)
