@@ -69,6 +69,8 @@ CSV_HEADER = (
     _("Tie rule"),
     _("Claims allowed"),
     _("Declarations allowed"),
+    _("Stakes"),
+    _("Games won"),
     # Added last: a spreadsheet that reads the columns before it by place still reads them.
     _("Swept alone by"),
 )
@@ -198,6 +200,10 @@ def _match_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterat
     ending += [sides[match.winner].name, labels["end"][match.end_reason]] if won else ["", ""]
     ending += [labels["tie"][match.tie_rule], labels["yes"][str(match.claims_allowed)]]
     ending.append(labels["yes"][str(match.declarations_allowed)])
+    ending.append(labels["yes"][str(match.stakes)])
+    # What its win counts, under the old stakes if the match played them (rules.games_won).
+    ending.append(rules.games_won(rules.EndReason(match.end_reason), stakes=match.stakes)
+                  if won else "")  # fmt: skip
     for deal in scored.outcome.deals:
         entry = deal.entry
         named = sides[entry.side].name if entry.side is not None else ""
@@ -252,6 +258,7 @@ def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
         "tie_rule": match.tie_rule,
         "claims_allowed": match.claims_allowed,
         "declarations_allowed": match.declarations_allowed,
+        "stakes": match.stakes,
         "sides": [
             {"name": side.name, "players": [player.name for player in side.players]}
             for side in sides
@@ -285,7 +292,12 @@ def table_json_chunks(table: Table) -> Iterator[str]:
         "format": FORMAT,
         "version": VERSION,
         "exported_at": timezone.now().isoformat(),
-        "table": {"name": table.name},
+        "table": {
+            "name": table.name,
+            "evening": table.evening,
+            "stakes": table.stakes,
+            "evening_started_at": _iso(table.evening_started_at),
+        },
         "players": list(table.players.order_by("pk").values_list("name", flat=True)),
     }
     matches = Match.objects.filter(table=table)

@@ -13,7 +13,15 @@ from django.utils.translation import gettext as translate
 from django.utils.translation import gettext_lazy as _
 
 from matches import rules
-from matches.models import DEAL_KINDS, NAME_MAX, SIDE_NAME_MAX, TABLE_NAME_MAX, TIE_RULES, Player
+from matches.models import (
+    DEAL_KINDS,
+    EVENINGS,
+    NAME_MAX,
+    SIDE_NAME_MAX,
+    TABLE_NAME_MAX,
+    TIE_RULES,
+    Player,
+)
 from matches.names import hides_something, name_key, side_name
 
 MAX_ENTRY = 999  # past this a typed number is refused unread
@@ -416,6 +424,24 @@ SEAT_LABELS = [
 ]
 
 
+class EveningForm(StaleOnHidden, Form):
+    """How a table counts its evening: the series, and the old stakes."""
+
+    evening = forms.TypedChoiceField(
+        label=_("How tonight is counted"),
+        choices=EVENINGS,
+        coerce=rules.Evening,
+        initial=rules.Evening.TONIGHT,
+        widget=Choices,
+        error_messages=_pick(_("Pick how tonight is counted.")),
+    )
+    stakes = forms.BooleanField(
+        label=_("Play the old stakes: cappotto 2 games, stramazzo 3, cappottone 6, stramazzone 8"),
+        required=False,
+        template_name="matches/fields/checkbox.html",
+    )
+
+
 class NewMatchForm(SettingsForm):
     players_per_side = forms.TypedChoiceField(
         label=_("Players"),
@@ -440,6 +466,25 @@ class NewMatchForm(SettingsForm):
         error_messages=_pick(_("Pick who deals first.")),
         template_name="matches/fields/first_dealer.html",
     )
+    # The evening's first match says how the evening is counted (EveningForm's fields).
+    evening = EveningForm.base_fields["evening"]
+    stakes = EveningForm.base_fields["stakes"]
+
+    def __init__(self, *args, first_of_evening: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.first_of_evening = first_of_evening
+        if not first_of_evening:  # counted as tonight is already; changed on the table page
+            del self.fields["evening"], self.fields["stakes"]
+        else:  # not sent (a page from before the evening): as the table counts it now
+            self.fields["evening"].required = False
+            self.fields["evening"].empty_value = None
+
+    @property
+    def evening_chosen(self) -> dict:
+        """What the form says of the evening, for services.start_match."""
+        if not self.first_of_evening:
+            return {}
+        return {"evening": self.cleaned_data["evening"], "stakes": self.cleaned_data["stakes"]}
 
     @property
     def sides(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:

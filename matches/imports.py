@@ -21,6 +21,7 @@ from matches.forms import clean_name, rule_message
 from matches.models import (
     DEAL_KINDS,
     END_REASONS,
+    EVENINGS,
     MATCH_DEALS_MAX,
     NAME_MAX,
     SIDE_NAME_MAX,
@@ -87,6 +88,7 @@ class MatchImport:
     end_reason: rules.EndReason | None
     log: tuple[LogEntry, ...]
     rematch: int | None = None  # the number in the file of the match begun as its rematch
+    stakes: bool = False  # counted as games (rules.games_won)
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ class TableImport:
     name: str
     players: tuple[str, ...]
     matches: tuple[MatchImport, ...]
+    # How the table counts its evening; files written before the evening have none of it.
+    evening: rules.Evening = rules.Evening.TONIGHT
+    stakes: bool = False
+    evening_started_at: datetime | None = None
 
 
 def read(raw: bytes) -> TableImport:
@@ -295,7 +301,18 @@ def validate_document(document: object) -> TableImport:
         messages = _rematch_errors(checked)[: MAX_MESSAGES + 1]
     if messages:
         raise ImportInvalid(messages)
-    return TableImport(name, tuple(players.values()), tuple(checked))
+    return TableImport(name, tuple(players.values()), tuple(checked), *_evening(document))
+
+
+def _evening(document: dict) -> tuple[rules.Evening, bool, datetime | None]:
+    """How the table counts its evening, and when it began; absent from files written
+    before the evening: tonight's tally, no stakes, no evening begun."""
+    where = gettext("The table")
+    table = document["table"]
+    evening = _choice(table, "evening", where, EVENINGS) if "evening" in table else "tonight"
+    stakes = "stakes" in table and _get(table, "stakes", where, bool)
+    began = "evening_started_at" in table and _when(table, "evening_started_at", where, null=True)
+    return rules.Evening(evening), stakes, began or None
 
 
 # --- A match -----------------------------------------------------------------------------
@@ -344,6 +361,8 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
         log=_log(raw, where),
         # Files written before rematches were linked have no such field.
         rematch=_get(raw, "rematch", where, int, null=True) if "rematch" in raw else None,
+        # Nor had those written before the stakes: no match counted them.
+        stakes="stakes" in raw and _get(raw, "stakes", where, bool),
     )
 
 

@@ -5,6 +5,7 @@ are given here, beside the fields.
 """
 
 import secrets
+from datetime import datetime
 
 from django.db import models
 from django.db.models import F, Q
@@ -115,6 +116,22 @@ class Table(models.Model):
     def players_by_name(self) -> "list[Player]":
         """The table's players in the order people look for a name (names.sort_key)."""
         return sorted(self.players.all(), key=lambda player: sort_key(player.name))
+
+    def last_play(self) -> "datetime | None":
+        """When anything was last done to any of its matches (its change log), or a new
+        evening was begun: what rules.begins_evening measures the break from."""
+        logged = Change.objects.filter(match__table=self).aggregate(at=models.Max("at"))["at"]
+        begun = Table.objects.filter(pk=self.pk).values_list("evening_started_at", flat=True)
+        return max((at for at in (logged, begun.get()) if at is not None), default=None)
+
+    def first_of_evening(self) -> bool:
+        """A match started now would be the first of its evening: one begins now, or one
+        has begun (New evening) and no match was started since."""
+        if rules.begins_evening(last_play=self.last_play(), now=timezone.now()):
+            return True
+        if self.evening_started_at is None:
+            return True
+        return not self.matches.filter(started_at__gte=self.evening_started_at).exists()
 
     @staticmethod
     def rotation_of(which: str, key: str) -> str:

@@ -19,6 +19,7 @@ and, for a part each side has, which `side`. Edges (forms, the importer) put it 
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import cache
 
@@ -1128,3 +1129,161 @@ def result_errors(
         params = {"given": reason, "reason": outcome.reason}
         return [RuleError("result_reason", params, part="reason")]
     return [] if finished else [RuleError("result_finish_time")]
+
+
+# --- The evening -------------------------------------------------------------------------
+
+# A table's evening begins with the first match started when none of its matches has been
+# played for this long (or when a scorer says a new evening begins): tonight's matches are
+# those started since. A span of time, not a local midnight, so that every phone, in any time
+# zone, counts the same matches.
+EVENING_BREAK = timedelta(hours=6)
+
+
+def begins_evening(*, last_play: datetime | None, now: datetime) -> bool:
+    """A match started `now` begins a new evening: the table has never played, or has not
+    played (anything done to any of its matches) for EVENING_BREAK.
+
+    >>> at = datetime.fromisoformat("2026-12-05T23:40+00:00")
+    >>> begins_evening(last_play=None, now=at)
+    True
+    >>> begins_evening(last_play=at - timedelta(hours=2), now=at)
+    False
+    >>> begins_evening(last_play=at - timedelta(hours=6), now=at)
+    True
+    """
+    return last_play is None or now - last_play >= EVENING_BREAK
+
+
+def wins_needed(evening: Evening) -> int | None:
+    """The wins that take a series: 2 (la partita, la rivincita e la bella) or 3; None for
+    tonight's tally, where two sides' matches simply add up all night."""
+    return {Evening.FIRST_TO_2: 2, Evening.FIRST_TO_3: 3}.get(Evening(evening))
+
+
+@dataclass(frozen=True)
+class Played:
+    """One of tonight's matches, ended or being played, as the tally counts it: its two
+    sides, each the players it seated (any keys: ids, names), its winner (0 or 1; None while
+    it is played) and the games its win counts (games_won). One stopped undecided counts for
+    nobody: it is no match of the tally."""
+
+    sides: tuple[Sequence, Sequence]  # each side's players, in seat order
+    winner: int | None = None
+    games: int = 1
+
+    @property
+    def pairs(self) -> tuple[frozenset, frozenset]:
+        """Its sides as the tally knows them: a side is its players, wherever they sat."""
+        return frozenset(self.sides[0]), frozenset(self.sides[1])
+
+
+@dataclass(frozen=True)
+class Count:
+    """What a side (its players) or one player did tonight."""
+
+    who: object  # a side's frozenset of players, or a player
+    played: int = 0
+    won: int = 0
+    games: int = 0
+
+
+@dataclass(frozen=True)
+class Series:
+    """Two sides' matches against each other: their wins, in the order `sides` first met in
+    it, and who took it once a side has the wins needed."""
+
+    sides: tuple[frozenset, frozenset]
+    wins: tuple[int, int] = (0, 0)
+    needed: int | None = None  # None: tonight's tally, never taken
+
+    @property
+    def won_by(self) -> int | None:
+        if self.needed is None:
+            return None
+        return next((i for i in (0, 1) if self.wins[i] >= self.needed), None)
+
+    @property
+    def deciding(self) -> bool:
+        """Both sides one win short: the next match between them decides it (la bella)."""
+        return self.needed is not None and self.wins == (self.needed - 1, self.needed - 1)
+
+
+@dataclass(frozen=True)
+class InSeries:
+    """Where one of tonight's matches stands in its series: which one (an index into
+    Tally.series), its number in it, whether it is (or was) the deciding match, and the
+    series' score after it (before it, while it is played)."""
+
+    series: int
+    number: int
+    deciding: bool
+    score: tuple[int, int]
+    flipped: bool  # its side 0 is the series' second side
+
+
+@dataclass(frozen=True)
+class Tally:
+    sides: tuple[Count, ...]  # every side that played, in the order it first played
+    players: tuple[Count, ...]  # every player, in the order they first played
+    series: tuple[Series, ...]  # in the order they began
+    matches: tuple[InSeries, ...]  # each match of `played`, in its order
+
+
+def evening_tally(played: Sequence[Played], evening: Evening) -> Tally:
+    """Tonight's tally: matches and games won by each side and each player (partners change),
+    and each series between the same two sides, in the order played. A series is counted in
+    matches won, whatever their games; once one is taken, the next match between the same
+    sides begins another. A match being played counts as played once it has a winner.
+
+    An evening of first to 2, stakes on: Alice & Carla beat Beppe & Dino (1 – 0), who win the
+    rivincita by a cappotto (1 – 1, 2 games): the next match is la bella. Alice & Carla take
+    it (2 – 1); then partners change.
+
+    >>> ac, bd, ab, cd = "AC", "BD", "AB", "CD"
+    >>> tally = evening_tally(
+    ...     [Played((ac, bd), 0), Played((bd, ac), 0, games=2), Played((ac, bd), 0),
+    ...      Played((ab, cd), 1)],
+    ...     Evening.FIRST_TO_2,
+    ... )
+    >>> [(m.number, m.score, m.deciding) for m in tally.matches]
+    [(1, (1, 0), False), (2, (1, 1), False), (3, (2, 1), True), (1, (0, 1), False)]
+    >>> tally.series[0].won_by, [(c.won, c.games) for c in tally.sides]
+    (0, [(2, 2), (1, 2), (0, 0), (1, 1)])
+    >>> {c.who: (c.played, c.won, c.games) for c in tally.players}
+    {'A': (4, 2, 2), 'C': (4, 3, 3), 'B': (4, 1, 2), 'D': (4, 2, 3)}
+    """
+    needed = wins_needed(evening)
+    sides: dict[frozenset, Count] = {}
+    players: dict[object, Count] = {}
+    series: list[Series] = []
+    open_series: dict[frozenset, int] = {}  # the two sides -> their series not yet taken
+    matches: list[InSeries] = []
+    for match in played:
+        pairs = match.pairs
+        key = frozenset(pairs)
+        index = open_series.get(key)
+        if index is None:
+            index = len(series)
+            series.append(Series(pairs, needed=needed))
+            open_series[key] = index
+        current = series[index]
+        flipped = pairs[0] != current.sides[0]
+        number = sum(1 for m in matches if m.series == index) + 1
+        deciding = current.deciding
+        if match.winner is not None:
+            won = match.winner ^ flipped  # the series' side that won
+            wins = tuple(w + (i == won) for i, w in enumerate(current.wins))
+            current = Series(current.sides, wins, needed)
+            series[index] = current
+            if current.won_by is not None:
+                del open_series[key]
+        matches.append(InSeries(index, number, deciding, current.wins, flipped))
+        for position, side in enumerate(match.sides):
+            won = match.winner == position
+            games = match.games if won else 0
+            counted = match.winner is not None
+            for count, who in ((sides, pairs[position]), *((players, p) for p in side)):
+                was = count.get(who, Count(who))
+                count[who] = Count(who, was.played + counted, was.won + won, was.games + games)
+    return Tally(tuple(sides.values()), tuple(players.values()), tuple(series), tuple(matches))

@@ -10,6 +10,7 @@ the rules' own RuleError or DealInvalid.
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import batched
 from typing import TYPE_CHECKING
 
@@ -382,10 +383,13 @@ def start_match(
     side_names: Sequence[str] = ("", ""),
     settings: rules.MatchSettings = rules.DEFAULT_SETTINGS,
     first_dealer: int = 0,
+    evening: rules.Evening | None = None,
+    stakes: bool | None = None,
     by: str = "",
 ) -> Match:
     """Two sides of one or two players each, by name; new names join the table. A side
-    given no name (or only its players') is named after its players."""
+    given no name (or only its players') is named after its players. `evening` and
+    `stakes`, where given (the evening's first match), are how the table counts tonight."""
     named = [side_name(typed, side) for typed, side in zip(side_names, players, strict=False)]
     if errors := rules.seating_errors(players, named, first_dealer):
         raise errors[0]
@@ -396,7 +400,8 @@ def start_match(
         side_name(typed, [player.name for player in side])
         for typed, side in zip(side_names, seated, strict=True)
     ]
-    return _seat(table, seated, names, settings=settings, first_dealer=first_dealer, by=by)
+    return _seat(table, seated, names, settings=settings, first_dealer=first_dealer, by=by,
+                 evening=evening, stakes=stakes)  # fmt: skip
 
 
 def _seat(
@@ -407,10 +412,20 @@ def _seat(
     settings: rules.MatchSettings,
     first_dealer: int,
     by: str,
+    evening: rules.Evening | None = None,
+    stakes: bool | None = None,
 ) -> Match:
-    """A new match of these players and sides, checked already."""
+    """A new match of these players and sides, checked already; the first after a break
+    begins the table's evening (rules.begins_evening). It counts the stakes as the table
+    does now. The table's row is locked already (_lock_players)."""
+    now = timezone.now()
+    table = _evening_of(table.pk, now)
+    if evening is not None or stakes is not None:
+        table = _set_evening(table, evening=evening, stakes=stakes, by=by)
     match = Match.objects.create(
         table=table,
+        stakes=table.stakes,
+        started_at=now,
         line=rules.check_line(settings.line),
         tie_rule=settings.tie_rule,
         claims_allowed=settings.claims_allowed,
@@ -656,6 +671,7 @@ def stop_match(*, match: Match, by: str = "") -> Match:
 def reopen_match(*, match: Match, by: str = "") -> Match:
     """Play on an ended or stopped match; it loses the rematch begun from it. A second tap
     (any phone's) changes nothing."""
+    _table_changed(match.table_id)  # it counts in tonight's tally no more, for now
     match = _lock(match.pk)
     if match.in_progress:
         return match
@@ -716,6 +732,74 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
     return match
 
 
+# --- The evening -------------------------------------------------------------------------
+
+
+def _evening_of(table_id: int, now: datetime) -> Table:
+    """The table as a match starting `now` finds it, its evening begun anew after a break."""
+    if rules.begins_evening(last_play=Table(pk=table_id).last_play(), now=now):
+        Table.objects.filter(pk=table_id).update(evening_started_at=now)
+    return Table.objects.get(pk=table_id)
+
+
+def _tonight_in_play(table: Table) -> list[Match]:
+    """Tonight's matches still being played, locked, oldest first."""
+    if table.evening_started_at is None:
+        return []
+    ids = (
+        Match.objects.filter(
+            table=table, status=rules.Status.IN_PROGRESS, started_at__gte=table.evening_started_at
+        )
+        .order_by("started_at", "pk")
+        .values_list("pk", flat=True)
+    )
+    return [_lock(pk) for pk in ids]
+
+
+def _evening_settings(table: Table) -> dict:
+    """How the table counts its evening, as the change log keeps it."""
+    return {"evening": str(table.evening), "stakes": table.stakes}
+
+
+def _set_evening(
+    table: Table, *, evening: rules.Evening | None, stakes: bool | None, by: str
+) -> Table:
+    """How the table counts its evening from now on; tonight's matches still being played
+    take the stakes too (they are not decided yet), and their logs say it. Its row is locked
+    (_table_changed) first."""
+    _table_changed(table.pk)
+    table = Table.objects.get(pk=table.pk)
+    old = _evening_settings(table)
+    table.evening = rules.Evening(evening if evening is not None else table.evening)
+    table.stakes = table.stakes if stakes is None else stakes
+    new = _evening_settings(table)
+    if new == old:
+        return table
+    table.save(update_fields=["evening", "stakes"])
+    for match in _tonight_in_play(table):
+        _changed(match, stakes=table.stakes)
+        _log(match, Action.SETTINGS_CHANGED, by, old=old, new=new)
+    return table
+
+
+@atomic
+def change_evening(*, table: Table, evening: rules.Evening, stakes: bool, by: str = "") -> Table:
+    """Count the evening otherwise: tonight's tally or series first to 2 or 3; the stakes
+    on or off. Asked twice, the second changes nothing."""
+    return _set_evening(table, evening=evening, stakes=stakes, by=by)
+
+
+@atomic
+def new_evening(*, table: Table) -> Table:
+    """A new evening begins now (a scorer says so): tonight's tally starts again from the
+    next match started."""
+    _table_changed(table.pk)
+    table = Table.objects.get(pk=table.pk)
+    table.evening_started_at = timezone.now()
+    table.save(update_fields=["evening_started_at"])
+    return table
+
+
 # Rows an import writes in one transaction: on SQLite, a save on another table waits for at
 # most one such batch, not for the whole import. More rows a batch made those saves wait
 # visibly longer in the benchmark's large import (docs/performance.md).
@@ -742,7 +826,12 @@ def import_table(*, document: "TableImport") -> Table:
 
 @atomic
 def _imported_table(document: "TableImport") -> tuple[Table, dict[str, Player]]:
-    table = Table.objects.create(name=document.name)
+    table = Table.objects.create(
+        name=document.name,
+        evening=document.evening,
+        stakes=document.stakes,
+        evening_started_at=document.evening_started_at,
+    )
     players = Player.objects.bulk_create(
         Player(table=table, name=name) for name in document.players
     )
@@ -776,6 +865,7 @@ def _imported_matches(
             end_reason=imported.end_reason or "",
             started_at=imported.started_at,
             finished_at=imported.finished_at,
+            stakes=imported.stakes,
             **outcome_fields(imported.outcome),
             **imported.settings.as_dict(),
         )

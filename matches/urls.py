@@ -73,6 +73,9 @@ urlpatterns = [
     path("t/<token:token>/players/<id:player_id>/", tables.rename_player, name="rename_player"),
     path("t/<token:token>/players/<id:player_id>/merge", tables.merge_player, name="merge_player"),
     path("t/<token:token>/matches/new", tables.new_match, name="new_match"),
+    path("t/<token:token>/evening", tables.change_evening, name="change_evening"),
+    path("t/<token:token>/evening/new", tables.new_evening, name="new_evening"),
+    path("t/<token:token>/tonight.svg", history.tonight_picture, name="tonight_picture"),
     path("t/<token:token>/stats", history.stats, name="stats"),
     re_path(
         rf"^t/(?P<token>{TokenConverter.regex})/export\.(?P<fmt>csv|json)$",

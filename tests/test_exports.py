@@ -66,6 +66,7 @@ def build_evening() -> Table:
         first_dealer=3,
     )
     record(open_match, WORKED, entry(2, 9, 0, 4))
+    table.refresh_from_db()
     return table
 
 
@@ -81,7 +82,14 @@ def test_the_json_export_holds_every_match_deal_and_change():
     table = build_evening()
     document = json_document(table)
     assert (document["format"], document["version"]) == ("tressette-scoresheet", 1)
-    assert document["table"] == {"name": 'Bar "Sport" 🃏'}
+    # Its evening began with its first match: tonight's tally, no stakes.
+    began = table.matches.order_by("started_at").first().started_at
+    assert document["table"] == {
+        "name": 'Bar "Sport" 🃏',
+        "evening": "tonight",
+        "stakes": False,
+        "evening_started_at": began.isoformat(),
+    }
     assert document["players"] == ["Elena", 'Gianni "il Bello"', "Nonna 🃏", "سارة", "Dino"]
     cappotto, two, open_match = document["matches"]
 
@@ -185,6 +193,8 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
         "Tie rule",
         "Claims allowed",
         "Declarations allowed",
+        "Stakes",
+        "Games won",
         "Swept alone by",
     ]
     assert len(rows) == 1 + 2 + 2 + 2
@@ -201,7 +211,7 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     assert last[14:21] == ["", 'Gianni "il Bello"', "سارة", "9", "4", "13", "16"]
     assert last[21:24] == ["In progress", "", ""]
     # What the table agreed for the match, in words.
-    assert last[24:] == ["Always play another deal", "yes", "yes", ""]
+    assert last[24:] == ["Always play another deal", "yes", "yes", "no", "", ""]
     cappotto_rows = rows[1:3]
     assert [row[5:7] for row in cappotto_rows] == [
         ["Normal", ""],
@@ -209,7 +219,14 @@ def test_the_csv_has_a_header_and_a_row_per_deal_with_running_totals():
     ]
     assert [(row[13], row[20]) for row in cappotto_rows] == [("10", "4"), ("21", "4")]
     winner = ["Finished", 'Gianni "il Bello" & Nonna 🃏', "cappotto"]
-    agreed = [HIGHER_TOTAL, "no", "yes", ""]  # no sweep by one player alone
+    agreed = [
+        HIGHER_TOTAL,
+        "no",
+        "yes",
+        "no",
+        "1",
+        "",
+    ]  # no stakes: a cappotto counts 1; no sweep by one player alone
     assert [row[21:] for row in cappotto_rows] == [winner + agreed, winner + agreed]
     # The sides' columns never say a pair's names again as one text: a column a player.
     assert [cell for row in rows[1:] for cell in row[7:21] if " & " in cell] == []
@@ -241,7 +258,7 @@ def test_the_csv_says_who_claimed_and_who_won_a_wrong_claim():
     services.end_match(match=match)
     claim = csv_rows(exports.table_csv_rows(table))[-1]
     assert claim[5:7] == ["Claim", "Anna"]
-    assert claim[21:] == ["Finished", "Bruno", "claim", HIGHER_TOTAL, "yes", "yes", ""]
+    assert claim[21:] == ["Finished", "Bruno", "claim", HIGHER_TOTAL, "yes", "yes", "no", "1", ""]
 
 
 def test_one_match_exports_as_csv_on_its_own():
@@ -420,7 +437,7 @@ def test_a_sweep_by_one_player_is_exported_with_the_players_seat_and_name():
     assert (exported["winner"], exported["end_reason"]) == (1, "stramazzone")
     rows = csv_rows(exports.table_csv_rows(table))
     assert [row[5:7] + row[27:] for row in rows[1:]] == [
-        ["Normal", "", ""],
-        ["Stramazzone", "Beppe & Dino", "Dino"],
+        ["Normal", "", "no", "1", ""],  # no stakes: a stramazzone counts 1
+        ["Stramazzone", "Beppe & Dino", "no", "1", "Dino"],
     ]
     assert rows[2][21:24] == ["Finished", "Beppe & Dino", "stramazzone"]

@@ -861,3 +861,70 @@ def test_a_file_is_read_as_json_reads_it(text):
         return json.loads(value, parse_constant=imports._refuse_constant)
 
     assert outcome(imports._loads) == outcome(strict)
+
+
+def evening_with_stakes() -> Table:
+    """An evening of first to 2 with the stakes on: a cappotto counts 2 games."""
+    table = services.create_table(name="Osteria")
+    ac, bd = [["Alice", "Carla"], ["Beppe", "Dino"]]
+    first = services.start_match(
+        table=table, players=[ac, bd], evening=rules.Evening.FIRST_TO_2, stakes=True
+    )
+    services.record_deal(
+        match_id=first.pk,
+        number=1,
+        entry=rules.DealEntry((11, 0), (0, 0), rules.DealKind.CAPPOTTO, 0),
+    )
+    services.end_match(match=first)
+    services.rematch(match=first)
+    table.refresh_from_db()
+    return table
+
+
+@pytest.mark.django_db
+def test_the_evening_and_its_stakes_go_out_and_come_back_the_same():
+    first = json_document(evening_with_stakes())
+    assert (first["table"]["evening"], first["table"]["stakes"]) == ("first_to_2", True)
+    assert first["table"]["evening_started_at"] == first["matches"][0]["started_at"]
+    assert [match["stakes"] for match in first["matches"]] == [True, True]
+    table = import_table(first)
+    assert (table.evening, table.stakes) == ("first_to_2", True)
+    assert table.evening_started_at.isoformat() == first["table"]["evening_started_at"]
+    assert list(table.matches.order_by("started_at").values_list("stakes", flat=True)) == [
+        True,
+        True,
+    ]
+    second = json_document(table)
+    del first["exported_at"], second["exported_at"]
+    assert second == first
+
+
+@pytest.mark.django_db
+def test_an_export_from_before_the_evening_imports_with_none_begun_and_no_stakes():
+    old = document()
+    assert "evening" not in old["table"] and "stakes" not in old["matches"][0]
+    table = import_table(old)
+    assert (table.evening, table.stakes, table.evening_started_at) == ("tonight", False, None)
+    assert not table.matches.filter(stakes=True).exists()
+    again = json_document(table)
+    assert again["table"] == {
+        "name": "Bar Sport",
+        "evening": "tonight",
+        "stakes": False,
+        "evening_started_at": None,
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "value", "said"),
+    [
+        ("table.evening", "best_of_7", "The table: “evening” must be one of tonight, first_to_2"),
+        ("table.stakes", "yes", "The table: “stakes” must be true or false"),
+        ("table.evening_started_at", "tonight", "The table: “evening_started_at” must be a date"),
+        ("matches.0.stakes", 2, "Match 1: “stakes” must be true or false"),
+    ],
+)
+def test_an_evening_stated_wrongly_is_refused_in_words(path, value, said):
+    (message,) = refused(change(path, value)(document()))
+    assert message.startswith(said)

@@ -1,7 +1,9 @@
 import pytest
+from django.utils import timezone
 
 from matches import rules, selectors, services
-from matches.models import Change, Match, Player, Side, Table
+from matches.models import Action, Change, Match, Player, Side, Table
+from tests.evening import AB, AC, BD, CD, play
 from tests.factories import PlayerFactory, TableFactory
 
 pytestmark = pytest.mark.django_db
@@ -211,3 +213,61 @@ def test_a_second_tap_on_end_match_changes_nothing_not_even_the_tables_version()
     ended = selectors.table_seen(table.viewer_token).version
     services.end_match(match=Match.objects.get(pk=match.pk))
     assert selectors.table_seen(table.viewer_token).version == ended
+
+
+# --- The evening -------------------------------------------------------------------------
+
+
+def test_the_first_match_begins_the_evening_and_its_rematch_belongs_to_it(db):
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    table.refresh_from_db()
+    assert table.evening_started_at == first.started_at
+    assert (table.evening, table.stakes, first.stakes) == ("first_to_2", True, True)
+    again = services.rematch(match=first)
+    table.refresh_from_db()
+    assert table.evening_started_at == first.started_at  # the same evening
+    assert again.stakes
+
+
+def test_a_match_after_six_hours_without_play_begins_a_new_evening(db):
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0)
+    hours_ago = timezone.now() - rules.EVENING_BREAK
+    Change.objects.filter(match=first).update(at=hours_ago)
+    Table.objects.filter(pk=table.pk).update(evening_started_at=hours_ago)
+    later = services.start_match(table=table, players=[AC, BD])
+    table.refresh_from_db()
+    assert table.evening_started_at == later.started_at > first.started_at
+
+
+def test_changing_how_the_evening_counts_reaches_tonights_matches_in_play_and_is_logged(db):
+    table = services.create_table(name="Osteria")
+    ended = play(table, [AC, BD], 0)
+    playing = services.start_match(table=table, players=[AB, CD])
+    revision = Table.objects.get().revision
+    services.change_evening(table=table, evening=rules.Evening.FIRST_TO_3, stakes=True, by="Dino")
+    table.refresh_from_db()
+    assert (table.evening, table.stakes, table.revision) == ("first_to_3", True, revision + 1)
+    ended.refresh_from_db(), playing.refresh_from_db()
+    assert (ended.stakes, playing.stakes) == (False, True)  # an ended match keeps its count
+    logged = playing.changes.get(action=Action.SETTINGS_CHANGED)
+    assert (logged.by, logged.old, logged.new) == (
+        "Dino",
+        {"evening": "tonight", "stakes": False},
+        {"evening": "first_to_3", "stakes": True},
+    )
+    # Asked again, nothing changes.
+    services.change_evening(table=table, evening=rules.Evening.FIRST_TO_3, stakes=True)
+    assert playing.changes.filter(action=Action.SETTINGS_CHANGED).count() == 1
+
+
+def test_a_new_evening_begins_now_and_a_reopened_match_changes_the_table(db):
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0)
+    services.new_evening(table=table)
+    table.refresh_from_db()
+    assert table.evening_started_at > first.started_at
+    revision = table.revision
+    services.reopen_match(match=first)
+    assert Table.objects.get().revision == revision + 1  # tonight's tally changes with it

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from matches import rules
 from matches.models import (
     END_REASONS,
+    EVENINGS,
     Action,
     Change,
     Match,
@@ -97,6 +98,9 @@ def describe(
         if values.get("declarations_allowed", True):
             return f"{line}, {tie}, {claims}"
         return f"{line}, {tie}, {claims}, {_('no declarations')}"
+    if "evening" in values:  # how the table counts its evening
+        counted = dict(EVENINGS).get(values["evening"], values["evening"])
+        return f"{counted}, {_('the old stakes')}" if values.get("stakes") else str(counted)
     if "reason" in values:
         return _describe_result(values, side_names)
     if "totals" in values:

@@ -36,10 +36,13 @@ class State:
     revision: int
     table_id: int
     scorer_token: str
+    # The table's revision: tonight's tally on the sheet changes with it (another match
+    # ending, the evening counted otherwise).
+    table_revision: int = 0
 
 
 # What a State is read from, in its order.
-_STATE_FIELDS = ("revision", "table_id", "table__scorer_token")
+_STATE_FIELDS = ("revision", "table_id", "table__scorer_token", "table__revision")
 
 
 def match_state(token: str, match_id: int) -> State | None:
@@ -298,9 +301,10 @@ def seating(token: str, match_id: int) -> Seating | None:
     )
     if len(rows) != 2:
         return None
-    state, (claims, declarations) = rows[0][:3], rows[0][3:5]
-    names = (rows[0][5], rows[1][5])
-    players = [[name for name in row[6:] if name is not None] for row in rows]
+    fields = len(_STATE_FIELDS)
+    state, (claims, declarations) = rows[0][:fields], rows[0][fields : fields + 2]
+    names = (rows[0][fields + 2], rows[1][fields + 2])
+    players = [[name for name in row[fields + 3 :] if name is not None] for row in rows]
     seats = tuple(rules.seat_order(players))
     return Seating(State(*state), claims, declarations, names, seats)
 

@@ -27,6 +27,7 @@ class Record:
     declarations: int = 0
     declared_points: int = 0
     sweeps: int = 0
+    games: int = 0  # what its wins count, under the old stakes where the match played them
     results: list[bool] = field(default_factory=list)  # oldest first
 
     @property
@@ -80,6 +81,7 @@ class Stats:
     longest_deals: int
     chart: list[Bar]
     waiting: int  # decided by their deals but never ended: they count once they are
+    games_counted: bool = False  # some match played the old stakes: games beside matches
 
     @property
     def longest_tied(self) -> bool:
@@ -121,6 +123,7 @@ def table_stats(table: Table) -> Stats:
         longest_deals=most,
         chart=_bars(player_list),
         waiting=waiting.count(),
+        games_counted=any(match.stakes for match in matches),
     )
 
 
@@ -140,6 +143,8 @@ def _count(record: Record, match: Match, position: int) -> None:
     won = match.winner == position
     record.played += 1
     record.won += won
+    if won:
+        record.games += rules.games_won(rules.EndReason(match.end_reason), stakes=match.stakes)
     record.deals += match.deal_count
     record.points += (match.total_0, match.total_1)[position]
     record.declarations += (match.declarations_0, match.declarations_1)[position]

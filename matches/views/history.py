@@ -4,6 +4,7 @@ from functools import partial
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
@@ -48,6 +49,22 @@ def result_picture(request: HttpRequest, token: str, match_id: int) -> HttpRespo
     if result is None:  # deleted meanwhile
         raise Http404
     context = {"result": result, "picture": selectors.result_picture(result)}
+    response = render(request, "matches/result.svg", context, content_type="image/svg+xml")
+    response["ETag"] = etag
+    return response
+
+
+@table_page
+@require_safe
+def tonight_picture(request: HttpRequest, token: str) -> HttpResponse:
+    """Tonight's tally as a picture (SVG) for the table's chat, as a match's result is; the
+    same while the table's revision (and the day, which `since` says) is unchanged: a 304."""
+    table = seen_table(token)
+    etag = f'"{table.revision}-{timezone.localdate()}-{get_language()}"'
+    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
+        return unchanged
+    tonight = selectors.load_tonight(table)
+    context = {"result": tonight, "picture": selectors.tonight_picture(tonight)}
     response = render(request, "matches/result.svg", context, content_type="image/svg+xml")
     response["ETag"] = etag
     return response

@@ -215,6 +215,7 @@ def _context(
     # What the page's first poll says it holds (the sheet drawn, which may be newer than
     # `state`): unchanged since, it is answered 304.
     shown_state = replace(state, revision=sheet.revision)
+    tonight = SimpleLazyObject(partial(selectors.tonight_of, state.table_id))
     poll_etag = etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
     # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
     return {
@@ -228,6 +229,11 @@ def _context(
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
         "settings_form": settings_form
         or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
+        # Tonight's tally at the table, and this match's place in it: read only where drawn.
+        "tonight": tonight,
+        "standing": SimpleLazyObject(
+            lambda: tonight.standings.get(sheet.match_id) if tonight else None
+        ),
         # The result to share, once the match is over: read only where it is drawn.
         "result": SimpleLazyObject(
             partial(selectors.load_result, sheet.viewer_token, sheet.match_id)
@@ -393,7 +399,8 @@ def etag(match_id: int, state: selectors.State, scorer: bool, language: str, htm
     poll, what `polled` keeps of it) and, for a whole page, the session's CSRF secret its
     tokens are masked from."""
     role = state.scorer_token if scorer else ""
-    return etag_of(match_id, state.revision, role, language, htmx, query, secret)
+    return etag_of(match_id, state.revision, state.table_revision, role, language, htmx, query,
+                   secret)  # fmt: skip
 
 
 def polled(query: QueryDict) -> str:

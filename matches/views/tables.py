@@ -13,12 +13,13 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.functional import SimpleLazyObject
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches import rules, selectors, services
 from matches.forms import (
+    EveningForm,
     ImportForm,
     JoinForm,
     MergeForm,
@@ -28,7 +29,7 @@ from matches.forms import (
     rule_message,
 )
 from matches.limits import allow
-from matches.models import Table
+from matches.models import EVENINGS, Table
 from matches.views.access import (
     LABEL,
     by,
@@ -157,6 +158,9 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
         "page": SimpleLazyObject(
             functools.partial(selectors.table_matches, table, player=player, page=page)
         ),
+        "tonight": SimpleLazyObject(functools.partial(selectors.load_tonight, table)),
+        "evening_form": SimpleLazyObject(functools.partial(_evening_form, table)),
+        "evening_saved": request.GET.get("evening") == "saved",
     }
     if polled:
         response = render(request, "matches/table.html#matches", context)
@@ -166,6 +170,31 @@ def table(request: HttpRequest, token: str) -> HttpResponse:
     if scorer:  # the scorer link is on the page: the browser keeps no copy of it
         patch_cache_control(response, no_store=True)
     return response
+
+
+def _evening_form(table: Table, data=None) -> EveningForm:
+    return EveningForm(data, initial={"evening": table.evening, "stakes": table.stakes})
+
+
+@table_page
+@require_POST
+def change_evening(request: HttpRequest, token: str) -> HttpResponse:
+    """How tonight is counted, changed on the table page; a refusal said beside its field."""
+    table = scorer_table(request, token)
+    form = _evening_form(table, request.POST)
+    if form.is_valid():
+        services.change_evening(table=table, by=by(request), **form.cleaned_data)
+        return done(request, reverse("table", args=[token]) + "?evening=saved#evening")
+    context = {"table": table, "evening_form": form, "can_score": True}
+    return render(request, "matches/evening.html", context)
+
+
+@table_page
+@require_POST
+def new_evening(request: HttpRequest, token: str) -> HttpResponse:
+    """A new evening begins now: tonight's tally starts again from the next match."""
+    services.new_evening(table=scorer_table(request, token))
+    return done(request, reverse("table", args=[token]) + "#matches")
 
 
 def _list_etag(table: Table, player: str, page: str) -> str:
@@ -295,7 +324,8 @@ def merge_player(request: HttpRequest, token: str, player_id: int) -> HttpRespon
 @require_http_methods(["GET", "POST"])
 def new_match(request: HttpRequest, token: str) -> HttpResponse:
     table = scorer_table(request, token)
-    form = NewMatchForm(posted(request))
+    initial = {"evening": table.evening, "stakes": table.stakes}
+    form = NewMatchForm(posted(request), initial=initial, first_of_evening=table.first_of_evening())
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -306,6 +336,7 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
                 settings=form.settings,
                 first_dealer=data["first_dealer"],
                 by=by(request),
+                **form.evening_chosen,
             )
         except services.ServiceError as refused:
             form.add_error(None, refused.message)
@@ -313,5 +344,13 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
             form.add_error(None, rule_message(error))
         else:
             return done(request, reverse("match", args=[token, match.pk]))
-    context = {"table": table, "form": form, "players": table.players_by_name()}
+    said = str(dict(EVENINGS)[table.evening])
+    if table.stakes:
+        said = f"{said} · {gettext('the old stakes')}"
+    context = {
+        "table": table,
+        "form": form,
+        "players": table.players_by_name(),
+        "evening_said": said,
+    }
     return render(request, "matches/new_match.html", context)

@@ -358,3 +358,49 @@ def test_the_history_asks_no_more_for_the_players_names(scorer, match, sheet_url
     services.record_deal(match_id=match.pk, number=2, entry=alone)
     assert "cappottone by Beppe" in " ".join(changes(scorer.get(url, **EN)))
     assert queries(scorer, url) == before
+
+
+def test_stats_count_games_beside_matches_once_a_match_played_the_stakes(joined):
+    from tests.evening import AB, AC, BD, CD, play
+
+    table = services.create_table(name="Osteria")
+    play(table, [AC, BD], 0)
+    assert "Games" not in words(stats_page(joined(table), table))  # no stakes played
+    services.change_evening(table=table, evening=rules.Evening.TONIGHT, stakes=True)
+    play(table, [AB, CD], 1, how="cappotto")  # 2 games
+    play(table, [AC, BD], 0, how="stramazzo")  # 3 games
+    page = stats_page(joined(table), table)
+    headings = [words(th) for th in page.select(".records")[0].select("thead th")]
+    assert headings[2:4] == ["Won", "Games"]
+    players = records(page)
+    # Won (share), then games: Carla 3 matches, 1 + 2 + 3 games; Alice 2, 1 + 3.
+    assert players["Carla"][1:3] == ["3 (100%)", "6"]
+    assert players["Alice"][1:3] == ["2 (67%)", "4"]
+    assert records(page, 1)["Carla & Dino"][1:3] == ["1 (100%)", "2"]
+
+
+def test_tonight_s_tally_is_shared_as_a_picture(client):
+    from tests.evening import AC, BD, play
+
+    table = services.create_table(name="Osteria")
+    play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    play(table, [AC, BD], 1, how="cappotto")
+    url = reverse("tonight_picture", args=[table.viewer_token])
+    answer = client.get(url, **EN)
+    assert answer["Content-Type"] == "image/svg+xml"
+    drawn = answer.content.decode()
+    for said in ("Osteria", "1 – 1", "la bella", "Alice &amp; Carla", "1 won · 2 games"):
+        assert said in drawn
+    assert client.get(url, HTTP_IF_NONE_MATCH=answer["ETag"], **EN).status_code == 304
+
+
+def test_the_history_says_how_the_evening_came_to_be_counted_otherwise(client):
+    from tests.evening import AB, CD
+
+    table = services.create_table(name="Osteria")
+    match = services.start_match(table=table, players=[AB, CD])
+    services.change_evening(table=table, evening=rules.Evening.FIRST_TO_2, stakes=True, by="Ugo")
+    url = reverse("match_history", args=[table.viewer_token, match.pk])
+    page = parsed(client.get(url, **EN))
+    said = "Settings changed · Ugo before: Tonight's tally after: Best of three: first to 2 wins"
+    assert f"{said}, the old stakes" in words(page)

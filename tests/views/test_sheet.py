@@ -342,7 +342,8 @@ def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
     assert answer.status_code == 200 and parsed(answer).select("#deal-2")
     watched.forget()
     cache.clear()  # nothing kept anywhere: read from the database
-    with django_assert_num_queries(4):  # the revision, then the sheet: the match, deals, log
+    # The revision, then the sheet: the match, deals, log; and tonight's tally.
+    with django_assert_num_queries(5):
         assert parsed(scorer.get(poll, **HX)).select("#deal-2")
 
 
@@ -451,7 +452,8 @@ def test_a_poll_is_told_unchanged_as_viewer_or_scorer_until_the_scorer_link_chan
     # The old scorer link no longer scores: its phone is shown the sheet as a viewer sees it.
     answer = scorer.get(sheet_url + "?poll=1", HTTP_IF_NONE_MATCH=scorer_etag, **HX)
     assert answer.status_code == 200 and not parsed(answer).select("#deal-form")
-    assert answer["ETag"] == viewer_etag
+    # As a viewer sees it now (the new link bumped the table's revision, as tonight's does).
+    assert answer["ETag"] == viewer.get(sheet_url + "?poll=1", **HX)["ETag"]
 
 
 def test_a_page_cached_before_joining_is_drawn_again_for_the_scorer(client, match, sheet_url):
@@ -886,3 +888,74 @@ def test_the_players_to_name_follow_a_player_renamed_on_another_phone(scorer, ta
     services.rename_player(player=Player.objects.get(name="Dino"), name="Dino Zoff")
     page = parsed(scorer.get(url, **EN))
     assert [words(chip) for chip in page.select(chips)][-1] == "Dino Zoff"
+
+
+# --- Tonight -----------------------------------------------------------------------------
+
+
+def _sheet(client, match):
+    return parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
+
+
+def test_every_sheet_of_tonight_shows_its_series_beside_the_line(db):
+    from tests.evening import AB, AC, BD, CD, play
+
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    second = play(table, [BD, AC], 0, how="cappotto")
+    bella = services.start_match(table=table, players=[AC, BD])
+    viewer = Client()
+    line = one(_sheet(viewer, bella), "#live .meta-row #tonight-line summary")
+    # In the scoreboard's order (Alice & Carla first here), la bella, and the games so far.
+    assert words(line) == "Tonight 1 – 1 (Alice & Carla – Beppe & Dino) · la bella · games 1–2"
+    # The sheet of the rivincita, Beppe & Dino first, says the series as it stood after it.
+    assert words(one(_sheet(viewer, second), "#tonight-line summary")).startswith(
+        "Tonight 1 – 1 (Beppe & Dino – Alice & Carla) · games 2–1"
+    )
+    assert words(one(_sheet(viewer, first), "#tonight-line summary")).startswith("Tonight 1 – 0")
+    # The whole tally, a tap away; the deal's entry stays where it was, under the totals.
+    whole = one(_sheet(viewer, bella), "#tonight-line")
+    assert words(one(whole, ".series li")) == "Alice & Carla 1 – 1 Beppe & Dino la bella"
+    other = play(table, [AB, CD], 1)
+    assert words(one(_sheet(viewer, other), "#tonight-line summary")).startswith("Tonight 0 – 1")
+
+
+def test_a_sheet_polled_draws_tonight_again_when_another_match_ends(db):
+    from tests.evening import AB, AC, BD, CD, play, won
+
+    table = services.create_table(name="Osteria")
+    playing = services.start_match(table=table, players=[AB, CD])
+    url = reverse("match", args=[table.viewer_token, playing.pk]) + "?poll=1"
+    viewer = Client()
+    etag = viewer.get(url, **HX)["ETag"]
+    assert viewer.get(url, HTTP_IF_NONE_MATCH=etag, **HX).status_code == 304
+    play(table, [AC, BD], 0)  # at the table's other end
+    assert playing.deals.count() == 0 and won(0)
+    answer = viewer.get(url, HTTP_IF_NONE_MATCH=etag, **HX)
+    assert answer.status_code == 200
+    series = [words(li) for li in parsed(answer).select("#tonight-line .series li")]
+    assert series == ["Alice & Beppe 0 – 0 Carla & Dino", "Alice & Carla 1 – 0 Beppe & Dino"]
+
+
+def test_a_sheet_reads_tonight_in_as_many_queries_for_one_match_as_for_many(
+    db, django_assert_num_queries
+):
+    from tests.evening import AB, AC, BD, CD, play
+
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_3, stakes=True)
+    viewer = Client()
+    url = reverse("match", args=[table.viewer_token, first.pk])
+    viewer.get(url, **EN)
+    cache.clear()
+    watched.forget()
+    # The state, the sheet (3), tonight (1), the result to share (3).
+    with django_assert_num_queries(8) as at_one:
+        viewer.get(url, **EN)
+    for sides, winner in (([AB, CD], 1), ([AC, BD], 1)) * 4:
+        play(table, sides, winner, how="cappotto")
+    cache.clear()
+    watched.forget()
+    with django_assert_num_queries(len(at_one)):
+        page = parsed(viewer.get(url, **EN))
+    assert len(page.select("#tonight-line .series li")) == 4

@@ -674,3 +674,115 @@ def test_the_table_pages_poll_keeps_the_player_and_page_asked_for(scorer, table,
     italian = {**HX, "HTTP_ACCEPT_LANGUAGE": "it"}
     answer = scorer.get(listed["hx-get"], HTTP_IF_NONE_MATCH=listed["data-poll-etag"], **italian)
     assert answer.status_code == 200 and "in corso" in words(parsed(answer))
+
+
+# --- Tonight -----------------------------------------------------------------------------
+
+
+def _tonight_page(client, table):
+    return parsed(client.get(reverse("table", args=[table.viewer_token]), **EN))
+
+
+def test_the_table_page_shows_tonight_s_series_and_la_bella(db):
+    from tests.evening import AC, BD, play
+
+    table = services.create_table(name="Osteria")
+    first = play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    play(table, [BD, AC], 0, how="cappotto")  # Beppe & Dino sat first: 1 – 1, 2 games
+    tonight = one(_tonight_page(Client(), table), "#tonight")
+    assert words(one(tonight, "h2")).startswith("Tonight since ")
+    assert words(one(tonight, ".tonight-how")) == (
+        "Best of three: first to 2 wins · the old stakes"
+    )
+    assert words(one(tonight, ".series li")) == "Alice & Carla 1 – 1 Beppe & Dino la bella"
+    rows = [words(row) for row in tonight.select(".tonight-table tbody tr")]
+    assert rows == [
+        "Alice & Carla 1 1",
+        "Beppe & Dino 1 2",
+        "Alice 1 1",
+        "Carla 1 1",
+        "Beppe 1 2",
+        "Dino 1 2",
+    ]
+    text = one(tonight, "#tonight-text").get_text().splitlines()
+    assert text[1] == "Alice & Carla 1 – 1 Beppe & Dino · la bella"
+    assert text[2] == "Sides: Alice & Carla 1 (1 game), Beppe & Dino 1 (2 games)"
+    assert one(tonight, "#share-tonight")["data-picture"] == reverse(
+        "tonight_picture", args=[table.viewer_token]
+    )
+    play(table, [AC, BD], 1)  # la bella, to Beppe & Dino
+    tonight = one(_tonight_page(Client(), table), "#tonight")
+    assert words(one(tonight, ".series li")) == (
+        "Alice & Carla 1 – 2 Beppe & Dino series won by Beppe & Dino"
+    )
+    assert first.table_id == table.pk
+
+
+def test_the_table_page_reads_tonight_in_as_many_queries_for_one_match_as_for_many(
+    db, django_assert_num_queries
+):
+    from django.core.cache import cache
+
+    from tests.evening import AB, AC, BD, CD, play
+
+    table = services.create_table(name="Osteria")
+    play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    viewer, url = Client(), reverse("table", args=[table.viewer_token])
+    viewer.get(url, **EN)  # the session made
+    cache.clear()
+    # The table and its matches in play (its version), tonight, its players, and its list of
+    # matches (a count, a page, their sides).
+    with django_assert_num_queries(7) as one_match:
+        viewer.get(url, **EN)
+    for winner, sides, how in ((1, [AC, BD], "cappotto"), (0, [AB, CD], "line")) * 3:
+        play(table, sides, winner, how=how)
+    cache.clear()
+    with django_assert_num_queries(len(one_match)):
+        many = parsed(viewer.get(url, **EN))
+    assert len(many.select("#tonight .series li")) == 4  # two series won, two under way
+
+
+def test_the_evening_s_first_match_says_how_the_evening_is_counted(scorer, table):
+    url = reverse("new_match", args=[table.viewer_token])
+    page = parsed(scorer.get(url, **EN))
+    assert words(one(page, "#evening-fields > legend")) == "Tonight"
+    data = {"players_per_side": "2", "player_0": "Alice", "player_1": "Beppe", "line": "21"}
+    data.update(player_2="Carla", player_3="Dino", tie_rule="higher_total", first_dealer="0")
+    scorer.post(url, {**data, "evening": "first_to_3", "stakes": "on"}, **EN)
+    table.refresh_from_db()
+    assert (table.evening, table.stakes) == ("first_to_3", True)
+    assert Match.objects.latest("pk").stakes
+    # The next match of the evening is counted so already: said, and changed on the table page.
+    again = parsed(scorer.get(url, **EN))
+    assert not again.select("#evening-fields")
+    assert words(one(again, "#evening-counted")) == (
+        "Tonight: Best of five: first to 3 wins · the old stakes · change"
+    )
+
+
+def test_a_scorer_changes_how_tonight_is_counted_and_begins_a_new_evening(scorer, table):
+    from tests.evening import AC, BD, play
+
+    play(table, [AC, BD], 0)
+    page = _tonight_page(scorer, table)
+    form = one(page, "#evening-form")
+    assert form["action"] == reverse("change_evening", args=[table.viewer_token])
+    answer = scorer.post(form["action"], {"evening": "first_to_2", "stakes": "on"}, **EN)
+    assert answer["Location"].endswith("?evening=saved#evening")
+    page = parsed(scorer.get(answer["Location"], **EN))
+    assert words(one(page, "#evening-saved")).startswith("Saved")
+    assert words(one(page, ".tonight-how")) == "Best of three: first to 2 wins · the old stakes"
+    refused = scorer.post(form["action"], {"evening": "best_of_99"}, **EN)
+    assert refused.status_code == 200
+    assert errors_of(parsed(refused), "id_evening") == ["Pick how tonight is counted."]
+    scorer.post(reverse("new_evening", args=[table.viewer_token]), **EN)
+    assert words(one(_tonight_page(scorer, table), "#no-match-tonight")) == (
+        "No match tonight yet."
+    )
+
+
+def test_a_viewer_may_not_change_the_evening(client, table):
+    for name in ("change_evening", "new_evening"):
+        response = client.post(reverse(name, args=[table.viewer_token]), {"evening": "tonight"})
+        assert response.status_code == 403
+    assert not _tonight_page(client, table).select("#evening-form, #new-evening-form")
