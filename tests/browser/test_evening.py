@@ -1,9 +1,10 @@
 """An evening at the table (issue 51): five matches, first to 2 with the old stakes, a partner
-change and a cappotto, on two phones at 360 px: the scorer's sheets and a watcher's table page
-(in Italian) show tonight's tally after each match, "la bella" at 1 – 1, and the games.
+change, a cappotto and a cappottone, on two phones at 360 px: the scorer's sheets and a
+watcher's table page (in Italian) show tonight's tally after each match, "la bella" at 1 – 1,
+and the games (1, 2 for the cappotto, 6 for the cappottone).
 
 Each match is a row of EVENING: who sits where, who wins and how, and what each phone then
-shows. A cappottone (6 games) is one more row once it can be entered."""
+shows."""
 
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ class Played:
     sheet: str  # the scorer's sheet, beside the line, once ended (English)
     series: list[str]  # the watcher's table page (Italian): each series
     tally: list[str]  # … and each side's, then each player's: won, games
+    alone: str = ""  # the player who swept alone, on a cappottone
 
 
 EVENING = [
@@ -66,13 +68,14 @@ EVENING = [
         ["Alice & Carla 1 1", "Beppe & Dino 2 3", "Alice & Beppe 1 1", "Carla & Dino 0 0",
          "Alice 2 2", "Carla 1 1", "Beppe 3 4", "Dino 2 3"],
     ),
-    Played(
-        (AB, CD), "rematch", 1, "line",
-        "Tonight 1 – 1 (Alice & Beppe – Carla & Dino) · games 1–1",
+    Played(  # la rivincita, by Dino's cappottone: 6 games
+        (AB, CD), "rematch", 1, "Cappottone",
+        "Tonight 1 – 1 (Alice & Beppe – Carla & Dino) · games 1–6",
         ["Alice & Carla 1 – 2 Beppe & Dino serie vinta da Beppe & Dino",
          "Alice & Beppe 1 – 1 Carla & Dino la bella"],
-        ["Alice & Carla 1 1", "Beppe & Dino 2 3", "Alice & Beppe 1 1", "Carla & Dino 1 1",
-         "Alice 2 2", "Carla 2 2", "Beppe 3 4", "Dino 3 4"],
+        ["Alice & Carla 1 1", "Beppe & Dino 2 3", "Alice & Beppe 1 1", "Carla & Dino 1 6",
+         "Alice 2 2", "Carla 2 7", "Beppe 3 4", "Dino 3 9"],
+        alone="Dino",
     ),
 ]  # fmt: skip
 
@@ -110,6 +113,11 @@ def win(page, played: Played) -> None:
                 enter_deal(page, 1, db="3")
             if number == 1:
                 expect(page.get_by_role("heading", name="Deal 2")).to_be_visible()
+    elif played.alone:  # the player, not the side: the side follows
+        form = page.locator("#deal-form")
+        form.get_by_label(played.how, exact=True).check()
+        form.locator(".player-choice label.chip", has_text=played.alone).click()
+        page.get_by_role("button", name="Save deal").click()
     else:
         enter_deal(page, 11 if played.winner == 0 else 0, kind=played.how, side=side)
     page.get_by_role("button", name="End match").click()
