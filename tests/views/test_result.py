@@ -206,7 +206,11 @@ def test_the_picture_layout_doctests_hold():
     [
         ("en", "Beppe & Dino won the match (cappottone by Dino).", "Cappottone · Dino"),
         ("it", "Beppe & Dino hanno vinto la partita (cappottone di Dino).", "Cappottone · Dino"),
-        ("hr", "Partiju osvajaju Beppe & Dino (kapot sam: Dino).", "Kapot sam · Dino"),
+        (
+            "hr",
+            "Partiju osvajaju Beppe & Dino (kapot jednog igrača: Dino).",
+            "Kapot jednog igrača · Dino",
+        ),
     ],
 )
 def test_a_cappottone_is_shared_naming_the_player_who_swept_alone(client, language, how, tag):
