@@ -22,8 +22,8 @@ from matches.models import (
 )
 from matches.names import pair_name
 
-# A long sheet shows its last deals and folds the earlier ones (drawn, not laid out, until
-# asked for): a phone lays out as much at deal 100 as at deal 12.
+# A long sheet draws its last deals and folds the earlier ones (sent only when asked for): a
+# phone fetches and lays out as much at deal 100 as at deal 12.
 SHOWN_DEALS = 10
 FOLDED_LEAST = 3  # folding one or two deals would save nothing worth a tap
 
@@ -200,6 +200,11 @@ class Sheet:
         """How many of the first deals the sheet folds away (0: none)."""
         earlier = len(self.rows) - SHOWN_DEALS
         return earlier if earlier >= FOLDED_LEAST else 0
+
+    @property
+    def latest_rows(self) -> tuple[Row, ...]:
+        """The deals a long sheet draws until its first ones are asked for."""
+        return self.rows[self.folded :]
 
     @property
     def last_number(self) -> int:

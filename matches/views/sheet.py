@@ -198,6 +198,7 @@ def _context(
         refused = " ".join(error for errors in form.errors.values() for error in errors)
         notice = replace(notice, error=refused)
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
+    all_deals = request.GET.get("deals") == "all"
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
     # What this phone alone is shown.
     own = {
@@ -219,6 +220,8 @@ def _context(
     return {
         **own,
         "sheet": sheet,
+        "all_deals": all_deals,
+        "shown_rows": sheet.rows if all_deals else sheet.latest_rows,
         "can_score": scorer,
         "undo": notice.offers_undo(sheet),
         "poll_etag": poll_etag,
@@ -283,9 +286,15 @@ def answer(
     status: int = 200,
     **shown,
 ) -> HttpResponse:
-    """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
+    """The sheet as this phone may see it: whole, or with HTMX its parts that change (or
+    its deals alone, their first ones shown or hidden on a tap)."""
     context = _context(request, sheet, state, **shown)
-    template = "matches/match.html#update" if request.htmx else "matches/match.html"
+    if not request.htmx:
+        template = "matches/match.html"
+    elif _folding(request):
+        template = "matches/match.html#rows"
+    else:
+        template = "matches/match.html#update"
     response = render(request, template, context, status=status)
     if context["parts"].get("next"):
         response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
@@ -359,17 +368,26 @@ def _unchanged(
     return response
 
 
+def _folding(request: HttpRequest) -> bool:
+    """A tap that shows or hides a long sheet's first deals (?deals=all, ?deals=last); a
+    poll's ?deals=all says only that this phone shows them."""
+    return "deals" in request.GET and "poll" not in request.GET
+
+
 def _afresh(request: HttpRequest, state: selectors.State) -> bool:
     """The sheet must be drawn as the match stands, not as this process read it a moment ago:
     on a reload of the page (the browser asks to revalidate; not for a poll, to which the
     browser adds that header because its script sets If-None-Match), at an address saying
-    this phone has just changed the match (?saved=4, ?ended=1), and for a phone that joined
-    through another scorer link than the one read (a newer one, or its own since replaced)."""
+    this phone has just changed the match (?saved=4, ?ended=1), when its first deals are
+    shown or hidden (the deals drawn again are never older than those in sight), and for a
+    phone that joined through another scorer link than the one read (a newer one, or its own
+    since replaced)."""
     revalidate = request.headers.get("Cache-Control", "") if "poll" not in request.GET else ""
     return (
         "no-cache" in revalidate
         or "max-age=0" in revalidate
         or any(what in request.GET for what in SAID)
+        or _folding(request)
         or was_scorer(request, state.table_id, state.scorer_token)
     )
 
@@ -399,7 +417,8 @@ def polled(query: QueryDict) -> str:
     """What of a poll's query changes its answer. Not the deal number the phone shows while
     it is not typing (its copy is the sheet at a revision); while it types, that number, so
     that a phone whose deal another phone took is told so, whatever it was answered before
-    (an answer's entry form is not swapped in over a deal being typed)."""
+    (an answer's entry form is not swapped in over a deal being typed). Nor whether it shows
+    a long sheet's first deals (?deals=all): unchanged, its copy is as it holds it."""
     return f"{POLLED}:{query.get('number', '')}" if query.get("typing") == "1" else POLLED
 
 

@@ -30,7 +30,9 @@
     var arrived = document.getElementById("arrived-by"); // who entered the deal just marked
     var first = arrived ? arrived.textContent.replace(/\s+/g, " ").trim() + ". " : "";
     if (said && region) region.textContent = first + said.textContent;
-    var deals = String(document.querySelectorAll("#deal-rows tr:not(.pending)").length);
+    // The number of the last deal in sight (a long sheet draws its last deals alone).
+    var rows = document.querySelectorAll("#deal-rows tr:not(.pending)");
+    var deals = rows.length ? rows[rows.length - 1].id.replace("deal-", "") : "0";
     document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
       if (notice.dataset.whileDeals !== deals) notice.remove();
     });

@@ -114,26 +114,84 @@ def test_the_chart_writes_each_sides_total_at_the_end_of_its_trace(scorer, sheet
     assert words(chart.select_one("figcaption")) == "■ Alice & Carla ■ Beppe & Dino – – line 21"
 
 
-def test_a_long_sheet_folds_its_first_deals_behind_a_toggle_a_shorter_one_not(client):
-    match = MatchFactory(line=101)
-    url = reverse("match", args=[match.table.viewer_token, match.pk])
+def long_match(deals: int, table: Table | None = None) -> tuple[Match, str]:
+    """A match at line 101 of `deals` deals, 6 to 5 and 5 to 6 in turn (18 deals: 99 to 99),
+    and its sheet's address."""
+    match = MatchFactory(line=101, **({"table": table} if table else {}))
+    for number in range(1, deals + 1):
+        points = (6, 5) if number % 2 else (5, 6)
+        entry = rules.DealEntry(points, (0, 0))
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
+    return match, reverse("match", args=[match.table.viewer_token, match.pk])
 
-    def deals_up_to(last: int) -> None:
-        for number in range(match.deals.count() + 1, last + 1):
-            services.record_deal(
-                match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
-            )
 
-    deals_up_to(12)  # folding 2 would save nothing
-    assert not parsed(client.get(url, **EN)).select("#unfold, tr.folded")
-    deals_up_to(13)
+def deal_ids(page) -> list[str]:
+    return [row["id"] for row in page.select("#deal-rows tr")]
+
+
+def test_a_long_sheet_sends_its_last_deals_and_links_to_the_first_a_shorter_one_all(client):
+    match, url = long_match(12)  # folding 2 would save nothing
     page = parsed(client.get(url, **EN))
-    folded = [row["id"] for row in page.select("#deal-rows tr.folded")]
-    assert folded == ["deal-1", "deal-2", "deal-3"]
-    assert len(page.select("#deal-rows tr")) == 13  # folded, still on the page
-    assert words(one(page, "label.unfold")) == "Show deals 1–3"
+    assert not page.select("#fold") and len(deal_ids(page)) == 12
+    services.record_deal(match_id=match.pk, number=13, entry=rules.DealEntry((6, 5), (0, 0)))
+    page = parsed(client.get(url, **EN))
+    assert deal_ids(page) == [f"deal-{number}" for number in range(4, 14)]
+    link = one(page, "a#fold")
+    assert words(link) == "Show deals 1–3"
+    assert link["href"] == link["hx-get"] == f"{url}?deals=all"
+    assert not page.select("#all-deals")  # its polls draw the last deals
     italian = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE="it"))
-    assert words(one(italian, "label.unfold")) == "Mostra le smazzate 1–3"
+    assert words(one(italian, "a#fold")) == "Mostra le smazzate 1–3"
+
+
+def test_without_scripts_every_deal_is_on_the_sheet_its_link_names(scorer, table):
+    _, url = long_match(13, table)
+    scorer.get(url, **EN)  # the page of the last deals, first
+    page = parsed(scorer.get(f"{url}?deals=all", **EN))
+    assert deal_ids(page) == [f"deal-{number}" for number in range(1, 14)]
+    assert one(page, "#deal-1 a")["href"] == f"{url}deals/1/edit"  # an early deal's edit too
+    link = one(page, "a#fold")
+    assert words(link) == "Hide deals 1–3" and link["href"] == url
+    assert page.select("#deal-form") and page.select("#live")  # the whole sheet
+    assert "all-deals" in one(page, "#live")["hx-include"]
+
+
+def test_with_htmx_the_link_brings_the_deals_alone_every_one_or_the_last(scorer, table):
+    _, url = long_match(13, table)
+    shown = scorer.get(f"{url}?deals=all", **HX)
+    assert shown["Vary"] and "HX-Request" in shown["Vary"]
+    page = parsed(shown)
+    assert [section["id"] for section in page.select("section")] == ["rows"]
+    assert not page.select("#live, #deal-form, [hx-swap-oob]")
+    assert len(deal_ids(page)) == 13 and one(page, "#all-deals")["value"] == "all"
+    assert one(page, "a#fold")["hx-get"] == f"{url}?deals=last"
+    hidden = parsed(scorer.get(f"{url}?deals=last", **HX))
+    assert len(deal_ids(hidden)) == 10 and words(one(hidden, "a#fold")) == "Show deals 1–3"
+
+
+def test_a_poll_from_a_phone_that_shows_every_deal_draws_them_all_again(scorer, table):
+    match, url = long_match(13, table)
+    deal = match.deals.get(number=2)
+    services.edit_deal(deal=deal, version=deal.version, entry=rules.DealEntry((3, 8), (0, 0)))
+    poll = f"{url}?poll=1&shown=13"
+    every = parsed(scorer.get(f"{poll}&deals=all", **HX))
+    assert one(every, "#rows")["hx-swap-oob"] == "true"
+    assert len(deal_ids(every)) == 13 and words(one(every, "#deal-2 td.side-0 strong")) == "3"
+    assert len(deal_ids(parsed(scorer.get(poll, **HX)))) == 10
+
+
+def test_every_deal_asks_the_database_as_often_as_the_last_ones(
+    scorer, table, django_assert_num_queries
+):
+    for deals in (13, 18):
+        _, url = long_match(deals, table)
+        for asked, headers in ((url, EN), (f"{url}?deals=all", EN), (f"{url}?deals=all", HX)):
+            scorer.get(asked, **headers)  # its state watched, as a phone's would be
+            cache.clear()
+            # The match's state (as watched, then afresh for a tap on the link); the match,
+            # its deals, its log.
+            with django_assert_num_queries(4 if asked == url else 5):
+                assert scorer.get(asked, **headers).status_code == 200
 
 
 def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_url):
