@@ -369,20 +369,29 @@
     }, 0);
   });
 
+  function load(src, then) {
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = then || null;
+    document.head.appendChild(script);
+  }
+
   // Offline at the table (offline.js): fetched after this file; the service worker keeps it
   // for when there is no connection.
   // Its words in the page's language come first.
   (function () {
     var sheet = document.getElementById("sheet");
     if (!sheet || !window.indexedDB) return;
-    function load(src, then) {
-      var script = document.createElement("script");
-      script.src = src;
-      script.onload = then || null;
-      document.head.appendChild(script);
-    }
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   })();
+
+  // The result's Share (share.js) comes with the result: with the page that shows it, or
+  // fetched once an answer brings it (End match here, or a poll).
+  document.addEventListener("htmx:afterSettle", function () {
+    var share = document.getElementById("share-result");
+    var src = share && share.dataset.script;
+    if (src && !document.querySelector('script[src="' + src + '"]')) load(src);
+  });
 
   document.addEventListener("visibilitychange", function () {
     var toggle = document.getElementById("wake");

@@ -194,6 +194,21 @@ def test_every_deal_asks_the_database_as_often_as_the_last_ones(
                 assert scorer.get(asked, **headers).status_code == 200
 
 
+def test_the_share_script_comes_with_a_result_to_share_not_with_a_match_in_progress(
+    scorer, match, sheet_url
+):
+    def scripts(page) -> list[str]:
+        return [script["src"] for script in page.select("script[src]")]
+
+    decided(match)
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert page.select("#end-match") and not any("js/share" in src for src in scripts(page))
+    answer = parsed(scorer.post(sheet_url + "end", **HX))  # End match, with HTMX
+    share = one(answer, "#share-result")["data-script"]  # what sheet.js then fetches
+    assert "js/share" in share
+    assert share in scripts(parsed(scorer.get(sheet_url, **EN)))
+
+
 def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_url):
     # 11 to 11, then 6 + 4 against 5 + 6: both reach 21 on one deal, 21 to 22.
     for number, entry in enumerate([(6, 5, 0, 0), (5, 6, 0, 0), (6, 5, 4, 6)], start=1):
