@@ -21,7 +21,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.functional import SimpleLazyObject
 from django.utils.http import urlencode
 from django.utils.translation import get_language
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, SettingsForm, entry_data, rule_messages
@@ -189,7 +189,6 @@ def _context(
     notice: Notice = SAID_NOTHING,
     form: DealForm | None = None,
     count: CountForm | None = None,
-    settings_form: SettingsForm | None = None,
 ) -> dict:
     scorer = joined_with(request, state.table_id, state.scorer_token)
     link_changed = was_scorer(request, state.table_id, state.scorer_token)
@@ -206,7 +205,6 @@ def _context(
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
         "holds_entry": form is not None and (form.is_bound or "kind" in form.initial),
         "counting": count is not None,
-        "settings_open": settings_form is not None,
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
         "arrived": _arrived(request, sheet),
@@ -228,8 +226,6 @@ def _context(
         "form": form or SimpleLazyObject(partial(entry_form, sheet)),
         "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
-        "settings_form": settings_form
-        or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
         # The result to share, once the match is over: read only where it is drawn.
         "result": SimpleLazyObject(
             partial(selectors.load_result, sheet.viewer_token, sheet.match_id)
@@ -439,9 +435,8 @@ def to_sheet(token: str, match_id: int, said: dict[str, int | str]) -> HttpRespo
 
 
 def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice, said: dict,
-         settings_form: SettingsForm | None = None, **kwargs) -> HttpResponse:  # fmt: skip
-    """Run one action on the match; a refusal is said on the sheet in words. A refused
-    change of the settings comes back as sent, open, to be mended."""
+        **kwargs) -> HttpResponse:  # fmt: skip
+    """Run one action on the match; a refusal is said on the sheet in words."""
     match = scorer_match(request, token, match_id)
     try:
         action(match=match, by=by(request), **kwargs)
@@ -451,8 +446,7 @@ def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice,
         why = rule_messages(invalid)
     else:
         return after_change(request, token, match_id, notice, **said)
-    return answer(request, *sheet_and_state(token, match_id), notice=Notice(error=why),
-                   settings_form=settings_form)  # fmt: skip
+    return answer(request, *sheet_and_state(token, match_id), notice=Notice(error=why))
 
 
 @table_page
@@ -475,14 +469,28 @@ def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
 
 
 @table_page
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    form = SettingsForm(request.POST)
-    if not form.is_valid():  # said in the form, which keeps what was typed
-        scorer_match(request, token, match_id)
-        return answer(request, *sheet_and_state(token, match_id), settings_form=form)
-    return act(request, token, match_id, services.change_settings, Notice(settings_saved=True),
-                {"settings_saved": 1}, settings_form=form, settings=form.settings)  # fmt: skip
+    """The match's settings on a page of their own, reached from the sheet, and stopping the
+    match there undecided. Saved, back to the sheet, which says so; refused, the form as
+    sent, saying why beside what to mend."""
+    match = scorer_match(request, token, match_id)
+    sheet, _ = sheet_and_state(token, match_id)
+    if request.method != "POST":
+        if not sheet.in_progress:  # nothing to set on a match over
+            return to_sheet(token, match_id, {})
+        form = SettingsForm.of(sheet.settings)
+    elif (form := SettingsForm(request.POST)).is_valid():
+        try:
+            services.change_settings(match=match, by=by(request), settings=form.settings)
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        except rules.DealInvalid as invalid:
+            form.add_error(None, rule_messages(invalid))
+        else:
+            notice = Notice(settings_saved=True)
+            return after_change(request, token, match_id, notice, settings_saved=1)
+    return render(request, "matches/settings.html", {"sheet": sheet, "form": form})
 
 
 @table_page

@@ -213,16 +213,12 @@
     var again = drawnAgain();
     draftsDrawn(document, function (form) { return again || form.hasAttribute("data-draft-stays"); });
   });
-  // A form whose answer draws its parts again with the same forms to fill in (the match's
-  // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does. Each
-  // part an answer swaps in comes with the request it answers (htmx:afterSwap), so a poll
-  // answered meanwhile is told apart.
+  // A form an answer swaps in is as the server drew it (after Undo, say): what was kept for
+  // it goes, unless the server sent it back holding what was sent.
   document.addEventListener("htmx:afterSwap", function (event) {
     var elt = event.detail.elt;
-    var from = origin(event);
     if (!elt || !elt.isConnected || elt === document.body) return;
-    var again = Boolean(from && from.closest && from.closest("[data-keeps-drafts]"));
-    draftsDrawn(elt, function () { return again; });
+    draftsDrawn(elt, function () { return false; });
   });
 
   // A common line, with or without declarations, in one tap (a match's settings).

@@ -580,7 +580,7 @@ def test_a_sheet_opened_again_is_drawn_from_its_kept_parts_with_its_own_tokens_a
     for page in pages:
         tokens = page.select("[name=csrfmiddlewaretoken]")
         forms = [token.find_parent("form")["id"] for token in tokens]
-        assert forms == ["deal-form", "settings-form", "actions", "language-form"]
+        assert forms == ["deal-form", "actions", "language-form"]
         for own in [*tokens, one(page, "#deal-key")]:
             own.extract()
     assert str(one(pages[0], "#sheet")) == str(one(pages[1], "#sheet"))
@@ -674,7 +674,7 @@ def test_end_match_banks_the_winner_then_rematch_comes_first(scorer, match, shee
     # Ended, the next step is most often a rematch: it comes first, as the main button.
     buttons = [(words(b), b.get("class")) for b in result.select("button")]
     assert buttons == [("Rematch", ["primary"]), ("Reopen", None)]
-    assert not page.select("#settings details")
+    assert not page.select("#match-settings")
     assert scorer.post(sheet_url + "rematch", **EN).status_code == 302
     scorer.post(sheet_url + "reopen", **EN)
     match.refresh_from_db()
@@ -683,7 +683,7 @@ def test_end_match_banks_the_winner_then_rematch_comes_first(scorer, match, shee
 
 def test_an_undecided_match_can_be_stopped_and_reopen_comes_first(scorer, match, worked):
     sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
-    assert parsed(scorer.get(sheet_url, **EN)).select("#stop-match")
+    assert parsed(scorer.get(sheet_url + "settings", **EN)).select("#stop-match")
     page = parsed(scorer.post(sheet_url + "stop", **HX))
     result = one(page, ".result")
     assert words(result.select_one(".big")) == "Stopped at 11–3, undecided."
@@ -718,7 +718,7 @@ def test_phones_on_an_ended_sheet_learn_of_a_rematch_and_of_a_reopen(
     other.post(reverse("join", args=[match.table.scorer_token]))
     reopened = parsed(other.get(sheet_url + "?poll=1&closed=1&typing=1", **HX))
     assert "The match is decided: no more deals." in words(one(reopened, "#entry"))
-    assert reopened.select("#settings details") and not reopened.select(".result")
+    assert reopened.select("#match-settings") and not reopened.select(".result")
 
 
 def test_saved_settings_and_a_reopen_are_said_where_focus_can_go(scorer, match, sheet_url):
@@ -828,22 +828,23 @@ def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, matc
     claim = rules.DealEntry((3, 0), (0, 0), kind=rules.DealKind.CLAIM, side=1)
     services.record_deal(match_id=match.pk, number=1, entry=claim)
     data = {"line": "21", "tie_rule": "higher_total"}  # claims no longer allowed
-    page = parsed(scorer.post(sheet_url + "settings", data, **{**HX, "HTTP_ACCEPT_LANGUAGE": "it"}))
-    assert words(one(page, ".notice.error")) == (
+    page = parsed(scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="it"))
+    assert words(one(page, "#settings-form .errorlist")) == (
         "Smazzata 1: In questa partita non ci si può chiamare fuori."
     )
     match.refresh_from_db()
     assert match.claims_allowed
     # The refusal names the deal that stands in the way: the sheet may not show it.
-    page = parsed(scorer.post(sheet_url + "settings", data, **HX))
-    assert words(one(page, ".notice.error")) == "Deal 1: Claims are not allowed in this match."
-    # The settings come back open, as sent (claims unticked), to be mended or left.
-    assert one(page, "#settings details").has_attr("open")
+    page = parsed(scorer.post(sheet_url + "settings", data, **EN))
+    assert words(one(page, "#settings-form .errorlist")) == (
+        "Deal 1: Claims are not allowed in this match."
+    )
+    # The settings come back as sent (claims unticked), to be mended or left.
     assert value(page, "claims_allowed") == ""
 
 
 def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
-    page = parsed(scorer.post(sheet_url + "settings", {}, **HX))
+    page = parsed(scorer.post(sheet_url + "settings", {}, **EN))
     assert errors_of(page, "id_line") == ["Type the line: the total that wins, like 21."]
     assert errors_of(page, "id_tie_rule") == [
         "Pick what happens when both sides pass the line together."
@@ -852,9 +853,8 @@ def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
 
 def test_a_wrong_line_is_said_in_the_settings_which_keep_what_was_typed(scorer, match, sheet_url):
     data = {"line": "5", "tie_rule": "another_deal", "claims_allowed": "on"}
-    page = parsed(scorer.post(sheet_url + "settings", data, **HX))
-    settings = one(page, "#settings details")
-    assert settings.has_attr("open")
+    page = parsed(scorer.post(sheet_url + "settings", data, **EN))
+    settings = one(page, "#settings-form")
     assert errors_of(settings, "id_line") == ["The line must be from 11 to 101, not 5."]
     typed = [value(settings, name) for name in ("line", "tie_rule", "claims_allowed")]
     assert typed == ["5", "another_deal", "on"]
@@ -863,10 +863,34 @@ def test_a_wrong_line_is_said_in_the_settings_which_keep_what_was_typed(scorer, 
     assert (match.line, match.tie_rule, match.claims_allowed) == (21, "higher_total", False)
 
 
+def test_the_match_settings_have_a_page_of_their_own_the_sheet_links_to(scorer, match, sheet_url):
+    link = one(parsed(scorer.get(sheet_url, **EN)), "a#match-settings")
+    assert words(link) == "Match settings" and link["href"] == sheet_url + "settings"
+    page = parsed(scorer.get(link["href"], **EN))
+    assert words(one(page, "h1")) == "Match settings"
+    assert one(page, "a.crumb")["href"] == sheet_url  # back to the sheet
+    form = one(page, "#settings-form")
+    assert [value(form, name) for name in ("line", "tie_rule")] == ["21", "higher_total"]
+    assert one(page, "#stop-match").find_parent("form")["action"] == sheet_url + "stop"
+    saved = scorer.post(link["href"], {"line": "31", "tie_rule": "higher_total"}, **EN)
+    assert saved["Location"] == sheet_url + "?settings_saved=1"
+    assert words(one(parsed(scorer.get(saved["Location"], **EN)), "#settings-saved"))
+    assert Client().get(link["href"], **EN).status_code == 403  # a viewer sets nothing
+    assert not parsed(Client().get(sheet_url, **EN)).select("#match-settings")
+
+
+def test_a_match_over_has_no_settings_page_and_no_way_to_stop_it(scorer, match, sheet_url):
+    decided(match)
+    page = parsed(scorer.get(sheet_url + "settings", **EN))
+    assert not page.select("#stop-match")  # decided: End match, not a stop
+    services.end_match(match=match)
+    assert scorer.get(sheet_url + "settings", **EN)["Location"] == sheet_url
+
+
 @pytest.mark.parametrize("line", ["", "x", "3.5", "1" * 50])
 def test_a_line_that_is_no_whole_number_is_said_in_words(scorer, sheet_url, line):
     page = parsed(
-        scorer.post(sheet_url + "settings", {"line": line, "tie_rule": "higher_total"}, **HX)
+        scorer.post(sheet_url + "settings", {"line": line, "tie_rule": "higher_total"}, **EN)
     )
     assert errors_of(page, "id_line")[0].startswith(("The line must be", "Type the line"))
 
@@ -916,7 +940,7 @@ def test_declarations_are_not_turned_off_under_a_deal_that_declared(
     scorer, match, sheet_url, worked
 ):
     page = parsed(
-        scorer.post(sheet_url + "settings", {"line": "21", "tie_rule": "higher_total"}, **HX)
+        scorer.post(sheet_url + "settings", {"line": "21", "tie_rule": "higher_total"}, **EN)
     )
     assert "Deal 1: This match is played without declarations" in words(page)
     match.refresh_from_db()
