@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from itertools import pairwise
 from typing import NamedTuple
 
 from django.utils.html import escape
@@ -135,7 +136,7 @@ class Chart:
     width: int
     height: int
     line_y: str
-    side_0: str
+    side_0: str  # SVG path data
     side_1: str
     label_x: float
     ends: tuple[tuple[int, str], tuple[int, str]]
@@ -481,12 +482,15 @@ def chart(
     """Both running totals toward the line, and each side's last total written at the end of
     its trace (in a gutter on the right). A tenth of headroom above the highest total: a
     trace at the very top would be cut by the edge. In whole units (a third of a pixel at
-    most on a phone), which keep a long sheet's page light. The worked deal then 11 to 7,
-    line 21:
+    most on a phone), which keep a long sheet's page light, each trace an SVG path from one
+    deal to the next (steps alike, which the page's compression takes for one). The worked
+    deal then 11 to 7, line 21:
 
     >>> drawn = chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100, gutter=0)
     >>> drawn.side_0, drawn.ends
-    ('0,100 5,55 10,9', ((22, '9'), (10, '59')))
+    ('M0 100l5-45 5-46', ((22, '9'), (10, '59')))
+    >>> chart(21, [(0, 0), (0, 0), (5, 5)], width=10, height=100, gutter=0).side_1
+    'M0 100l5 0 5-22'
 
     Totals close together are written a line and a third apart, not one over the other:
 
@@ -501,7 +505,9 @@ def chart(
         return height - value * height / top
 
     def trace(side: int) -> str:
-        return " ".join(f"{i * plot / steps:.0f},{y(t[side]):.0f}" for i, t in enumerate(totals))
+        points = [(round(i * plot / steps), round(y(t[side]))) for i, t in enumerate(totals)]
+        moves = " ".join(f"{x2 - x1} {y2 - y1}" for (x1, y1), (x2, y2) in pairwise(points))
+        return f"M{points[0][0]} {points[0][1]}l{moves}".replace(" -", "-")
 
     last = totals[-1]
     ends = _apart(y(last[0]), y(last[1]), gap=16, low=7, high=height - 7)
