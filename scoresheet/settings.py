@@ -314,7 +314,7 @@ STORAGES = {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
             if DEBUG
-            else "scoresheet.storage.StaticFilesWithoutComments"
+            else "scoresheet.storage.MinifiedStaticFiles"
         )
     },
 }

@@ -62,9 +62,10 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  // A sheet: opened, or fetched again by offline.js after it changed (the copy kept up to date).
+  // A sheet: opened (with every deal, too), or fetched again by offline.js after it changed
+  // (the copy kept up to date).
   const asSheet = request.mode === "navigate" || request.headers.get("X-Offline-Copy") === "1";
-  if (asSheet && SHEET.test(url.pathname) && !url.search) {
+  if (asSheet && SHEET.test(url.pathname) && (!url.search || url.search === "?deals=all")) {
     event.respondWith(sheet(request, url.pathname));
   } else if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));

@@ -100,9 +100,10 @@ def test_a_database_url_the_app_cannot_use_is_refused_at_start_in_words(url):
     assert "hunter2" not in result.stderr
 
 
-def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, tmp_path):
-    """What phones download: our own CSS and JS less their comments, every copy whole (the
-    hashed names the pages use, and their compressed forms)."""
+def test_collected_stylesheet_and_scripts_come_minified(settings, tmp_path):
+    """What phones download: our own CSS and JS less their comments and layout, every copy
+    whole (the hashed names the pages use, and their compressed forms), each script one a
+    JavaScript engine reads."""
     import doctest
     import json
 
@@ -114,16 +115,27 @@ def test_collected_stylesheet_and_scripts_come_without_their_comments(settings, 
     settings.STATIC_ROOT = tmp_path
     settings.STORAGES = {
         **settings.STORAGES,
-        "staticfiles": {"BACKEND": "scoresheet.storage.StaticFilesWithoutComments"},
+        "staticfiles": {"BACKEND": "scoresheet.storage.MinifiedStaticFiles"},
     }
     call_command("collectstatic", "--no-input", verbosity=0)
     hashed = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
-    for name, marker in (("css/app.css", "/*"), ("js/app.js", "\n  //"), ("js/sheet.js", "\n  //")):
+    ours = ("css/app.css", "css/pages.css", "js/app.js", "js/sheet.js", "js/pages.js")
+    ours += ("js/share.js", "js/offline.js")
+    for name in ours:
+        last = "}" if name.endswith(".css") else "})();"
         source = (ROOT / "static" / name).read_text()
         served = (tmp_path / hashed[name]).read_text()
-        assert marker in source and marker not in served, name
-        assert len(served) > len(source) / 2 and served == (tmp_path / name).read_text()
+        comment = "/*" if name.endswith(".css") else "\n  //"
+        assert comment in source and comment not in served, name
+        assert len(served.splitlines()) < len(source.splitlines()) / 5, name  # a line or few
+        assert len(served) > len(source) / 3 and served.endswith(last), name
+        assert served == (tmp_path / name).read_text()
         assert (tmp_path / f"{hashed[name]}.br").stat().st_size > 0
+        if name.endswith(".js") and shutil.which("node"):
+            checked = subprocess.run(
+                ["node", "--check", tmp_path / hashed[name]], capture_output=True
+            )
+            assert checked.returncode == 0, (name, checked.stderr)
 
 
 def test_the_processes_of_one_server_share_one_cache(tmp_path):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from itertools import pairwise
 from typing import NamedTuple
 
 from django.utils.html import escape
@@ -23,8 +24,8 @@ from matches.models import (
 )
 from matches.names import pair_name
 
-# A long sheet shows its last deals and folds the earlier ones (drawn, not laid out, until
-# asked for): a phone lays out as much at deal 100 as at deal 12.
+# A long sheet draws its last deals and folds the earlier ones (sent only when asked for): a
+# phone fetches and lays out as much at deal 100 as at deal 12.
 SHOWN_DEALS = 10
 FOLDED_LEAST = 3  # folding one or two deals would save nothing worth a tap
 
@@ -140,7 +141,7 @@ class Chart:
     width: int
     height: int
     line_y: str
-    side_0: str
+    side_0: str  # SVG path data
     side_1: str
     label_x: float
     ends: tuple[tuple[int, str], tuple[int, str]]
@@ -211,6 +212,11 @@ class Sheet:
         """How many of the first deals the sheet folds away (0: none)."""
         earlier = len(self.rows) - SHOWN_DEALS
         return earlier if earlier >= FOLDED_LEAST else 0
+
+    @property
+    def latest_rows(self) -> tuple[Row, ...]:
+        """The deals a long sheet draws until its first ones are asked for."""
+        return self.rows[self.folded :]
 
     @property
     def last_number(self) -> int:
@@ -530,12 +536,15 @@ def chart(
     """Both running totals toward the line, and each side's last total written at the end of
     its trace (in a gutter on the right). A tenth of headroom above the highest total: a
     trace at the very top would be cut by the edge. In whole units (a third of a pixel at
-    most on a phone), which keep a long sheet's page light. The worked deal then 11 to 7,
-    line 21:
+    most on a phone), which keep a long sheet's page light, each trace an SVG path from one
+    deal to the next (steps alike, which the page's compression takes for one). The worked
+    deal then 11 to 7, line 21:
 
     >>> drawn = chart(21, [(0, 0), (11, 3), (22, 10)], width=10, height=100, gutter=0)
     >>> drawn.side_0, drawn.ends
-    ('0,100 5,55 10,9', ((22, '9'), (10, '59')))
+    ('M0 100l5-45 5-46', ((22, '9'), (10, '59')))
+    >>> chart(21, [(0, 0), (0, 0), (5, 5)], width=10, height=100, gutter=0).side_1
+    'M0 100l5 0 5-22'
 
     Totals close together are written a line and a third apart, not one over the other:
 
@@ -550,7 +559,9 @@ def chart(
         return height - value * height / top
 
     def trace(side: int) -> str:
-        return " ".join(f"{i * plot / steps:.0f},{y(t[side]):.0f}" for i, t in enumerate(totals))
+        points = [(round(i * plot / steps), round(y(t[side]))) for i, t in enumerate(totals)]
+        moves = " ".join(f"{x2 - x1} {y2 - y1}" for (x1, y1), (x2, y2) in pairwise(points))
+        return f"M{points[0][0]} {points[0][1]}l{moves}".replace(" -", "-")
 
     last = totals[-1]
     ends = _apart(y(last[0]), y(last[1]), gap=16, low=7, high=height - 7)

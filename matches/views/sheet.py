@@ -21,7 +21,7 @@ from django.utils.cache import get_conditional_response
 from django.utils.functional import SimpleLazyObject
 from django.utils.http import urlencode
 from django.utils.translation import get_language
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, SettingsForm, entry_data, rule_messages
@@ -190,7 +190,6 @@ def _context(
     notice: Notice = SAID_NOTHING,
     form: DealForm | None = None,
     count: CountForm | None = None,
-    settings_form: SettingsForm | None = None,
 ) -> dict:
     scorer = joined_with(request, state.table_id, state.scorer_token)
     link_changed = was_scorer(request, state.table_id, state.scorer_token)
@@ -199,6 +198,7 @@ def _context(
         refused = " ".join(error for errors in form.errors.values() for error in errors)
         notice = replace(notice, error=refused)
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
+    all_deals = request.GET.get("deals") == "all"
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
     # What this phone alone is shown.
     own = {
@@ -206,7 +206,6 @@ def _context(
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
         "holds_entry": form is not None and (form.is_bound or "kind" in form.initial),
         "counting": count is not None,
-        "settings_open": settings_form is not None,
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
         "arrived": _arrived(request, sheet),
@@ -221,14 +220,14 @@ def _context(
     return {
         **own,
         "sheet": sheet,
+        "all_deals": all_deals,
+        "shown_rows": sheet.rows if all_deals else sheet.latest_rows,
         "can_score": scorer,
         "undo": notice.offers_undo(sheet),
         "poll_etag": poll_etag,
         "form": form or SimpleLazyObject(partial(entry_form, sheet)),
         "key": form["key"].value() if form is not None else secrets.token_urlsafe(16),
         "count": count or SimpleLazyObject(partial(CountForm, side_names=sheet.side_names)),
-        "settings_form": settings_form
-        or SimpleLazyObject(partial(SettingsForm.of, sheet.settings)),
         # Tonight's tally at the table, and this match's place in it: read only where drawn.
         "tonight": tonight,
         "standing": SimpleLazyObject(
@@ -290,9 +289,15 @@ def answer(
     status: int = 200,
     **shown,
 ) -> HttpResponse:
-    """The sheet as this phone may see it: whole, or with HTMX its parts that change."""
+    """The sheet as this phone may see it: whole, or with HTMX its parts that change (or
+    its deals alone, their first ones shown or hidden on a tap)."""
     context = _context(request, sheet, state, **shown)
-    template = "matches/match.html#update" if request.htmx else "matches/match.html"
+    if not request.htmx:
+        template = "matches/match.html"
+    elif _folding(request):
+        template = "matches/match.html#rows"
+    else:
+        template = "matches/match.html#update"
     response = render(request, template, context, status=status)
     if context["parts"].get("next"):
         response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
@@ -366,17 +371,26 @@ def _unchanged(
     return response
 
 
+def _folding(request: HttpRequest) -> bool:
+    """A tap that shows or hides a long sheet's first deals (?deals=all, ?deals=last); a
+    poll's ?deals=all says only that this phone shows them."""
+    return "deals" in request.GET and "poll" not in request.GET
+
+
 def _afresh(request: HttpRequest, state: selectors.State) -> bool:
     """The sheet must be drawn as the match stands, not as this process read it a moment ago:
     on a reload of the page (the browser asks to revalidate; not for a poll, to which the
     browser adds that header because its script sets If-None-Match), at an address saying
-    this phone has just changed the match (?saved=4, ?ended=1), and for a phone that joined
-    through another scorer link than the one read (a newer one, or its own since replaced)."""
+    this phone has just changed the match (?saved=4, ?ended=1), when its first deals are
+    shown or hidden (the deals drawn again are never older than those in sight), and for a
+    phone that joined through another scorer link than the one read (a newer one, or its own
+    since replaced)."""
     revalidate = request.headers.get("Cache-Control", "") if "poll" not in request.GET else ""
     return (
         "no-cache" in revalidate
         or "max-age=0" in revalidate
         or any(what in request.GET for what in SAID)
+        or _folding(request)
         or was_scorer(request, state.table_id, state.scorer_token)
     )
 
@@ -407,7 +421,8 @@ def polled(query: QueryDict) -> str:
     """What of a poll's query changes its answer. Not the deal number the phone shows while
     it is not typing (its copy is the sheet at a revision); while it types, that number, so
     that a phone whose deal another phone took is told so, whatever it was answered before
-    (an answer's entry form is not swapped in over a deal being typed)."""
+    (an answer's entry form is not swapped in over a deal being typed). Nor whether it shows
+    a long sheet's first deals (?deals=all): unchanged, its copy is as it holds it."""
     return f"{POLLED}:{query.get('number', '')}" if query.get("typing") == "1" else POLLED
 
 
@@ -428,9 +443,8 @@ def to_sheet(token: str, match_id: int, said: dict[str, int | str]) -> HttpRespo
 
 
 def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice, said: dict,
-         settings_form: SettingsForm | None = None, **kwargs) -> HttpResponse:  # fmt: skip
-    """Run one action on the match; a refusal is said on the sheet in words. A refused
-    change of the settings comes back as sent, open, to be mended."""
+        **kwargs) -> HttpResponse:  # fmt: skip
+    """Run one action on the match; a refusal is said on the sheet in words."""
     match = scorer_match(request, token, match_id)
     try:
         action(match=match, by=by(request), **kwargs)
@@ -440,8 +454,7 @@ def act(request: HttpRequest, token: str, match_id: int, action, notice: Notice,
         why = rule_messages(invalid)
     else:
         return after_change(request, token, match_id, notice, **said)
-    return answer(request, *sheet_and_state(token, match_id), notice=Notice(error=why),
-                   settings_form=settings_form)  # fmt: skip
+    return answer(request, *sheet_and_state(token, match_id), notice=Notice(error=why))
 
 
 @table_page
@@ -464,14 +477,28 @@ def reopen_match(request: HttpRequest, token: str, match_id: int) -> HttpRespons
 
 
 @table_page
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    form = SettingsForm(request.POST)
-    if not form.is_valid():  # said in the form, which keeps what was typed
-        scorer_match(request, token, match_id)
-        return answer(request, *sheet_and_state(token, match_id), settings_form=form)
-    return act(request, token, match_id, services.change_settings, Notice(settings_saved=True),
-                {"settings_saved": 1}, settings_form=form, settings=form.settings)  # fmt: skip
+    """The match's settings on a page of their own, reached from the sheet, and stopping the
+    match there undecided. Saved, back to the sheet, which says so; refused, the form as
+    sent, saying why beside what to mend."""
+    match = scorer_match(request, token, match_id)
+    sheet, _ = sheet_and_state(token, match_id)
+    if request.method != "POST":
+        if not sheet.in_progress:  # nothing to set on a match over
+            return to_sheet(token, match_id, {})
+        form = SettingsForm.of(sheet.settings)
+    elif (form := SettingsForm(request.POST)).is_valid():
+        try:
+            services.change_settings(match=match, by=by(request), settings=form.settings)
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        except rules.DealInvalid as invalid:
+            form.add_error(None, rule_messages(invalid))
+        else:
+            notice = Notice(settings_saved=True)
+            return after_change(request, token, match_id, notice, settings_saved=1)
+    return render(request, "matches/settings.html", {"sheet": sheet, "form": form})
 
 
 @table_page

@@ -213,37 +213,12 @@
     var again = drawnAgain();
     draftsDrawn(document, function (form) { return again || form.hasAttribute("data-draft-stays"); });
   });
-  // A form whose answer draws its parts again with the same forms to fill in (the match's
-  // settings: `data-keeps-drafts`) gives back what was typed in them, as a reload does. Each
-  // part an answer swaps in comes with the request it answers (htmx:afterSwap), so a poll
-  // answered meanwhile is told apart.
+  // A form an answer swaps in is as the server drew it (after Undo, say): what was kept for
+  // it goes, unless the server sent it back holding what was sent.
   document.addEventListener("htmx:afterSwap", function (event) {
     var elt = event.detail.elt;
-    var from = origin(event);
     if (!elt || !elt.isConnected || elt === document.body) return;
-    var again = Boolean(from && from.closest && from.closest("[data-keeps-drafts]"));
-    draftsDrawn(elt, function () { return again; });
-  });
-
-  // A common line, with or without declarations, in one tap (a match's settings).
-  document.addEventListener("click", function (event) {
-    var pick = event.target.closest("[data-house-line]");
-    if (!pick) return;
-    var form = pick.closest("form");
-    form.querySelector("[name=line]").value = pick.dataset.houseLine;
-    form.querySelector("[name=declarations_allowed]").checked = pick.dataset.declarations === "1";
-  });
-
-  // Share a link through the phone's own share sheet, where there is one.
-  ready(function () {
-    if (!navigator.share) return;
-    document.querySelectorAll("[data-share]").forEach(function (button) { button.hidden = false; });
-  });
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest("[data-share]");
-    if (!button) return;
-    var url = document.getElementById(button.dataset.share).value;
-    navigator.share({ title: document.title, url: url }).catch(function () {}); // dismissed
+    draftsDrawn(elt, function () { return false; });
   });
 
   // Copy a share link with one tap.
@@ -256,22 +231,6 @@
       button.textContent = button.dataset.copied || "✓"; // said: the button is a live region
       setTimeout(function () { button.textContent = button.dataset.label; }, 1500);
     });
-  });
-
-  // New match: "who deals first" shows the names as they are typed, and as they came back
-  // with the page when something else on the form was wrong.
-  function nameSeat(field) {
-    var form = field.closest("#new-match");
-    var match = field.name && field.name.match(/^player_(\d)$/);
-    if (!form || !match) return;
-    var label = form.querySelector('[data-seat="' + match[1] + '"]');
-    if (!label) return;
-    label.dataset.seatLabel = label.dataset.seatLabel || label.textContent;
-    label.textContent = field.value.trim() || label.dataset.seatLabel;
-  }
-  document.addEventListener("input", function (event) { nameSeat(event.target); });
-  ready(function () {
-    document.querySelectorAll("#new-match input[name^=player_]").forEach(nameSeat);
   });
 
   // The page's root says its scripts have run (the browser tests wait for it): after every

@@ -52,7 +52,7 @@
     });
   }
   function offer() { blocks().forEach(offerOne); }
-  document.addEventListener("DOMContentLoaded", offer);
+  offer(); // the page is whole: this file is deferred, or fetched once the result came (sheet.js)
   document.addEventListener("htmx:afterSettle", offer); // ended here, or on another phone
 
   document.addEventListener("click", function (event) {

@@ -30,7 +30,9 @@
     var arrived = document.getElementById("arrived-by"); // who entered the deal just marked
     var first = arrived ? arrived.textContent.replace(/\s+/g, " ").trim() + ". " : "";
     if (said && region) region.textContent = first + said.textContent;
-    var deals = String(document.querySelectorAll("#deal-rows tr:not(.pending)").length);
+    // The number of the last deal in sight (a long sheet draws its last deals alone).
+    var rows = document.querySelectorAll("#deal-rows tr:not(.pending)");
+    var deals = rows.length ? rows[rows.length - 1].id.replace("deal-", "") : "0";
     document.querySelectorAll("[data-while-deals]").forEach(function (notice) {
       if (notice.dataset.whileDeals !== deals) notice.remove();
     });
@@ -378,20 +380,29 @@
     }, 0);
   });
 
+  function load(src, then) {
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = then || null;
+    document.head.appendChild(script);
+  }
+
   // Offline at the table (offline.js): fetched after this file; the service worker keeps it
   // for when there is no connection.
   // Its words in the page's language come first.
   (function () {
     var sheet = document.getElementById("sheet");
     if (!sheet || !window.indexedDB) return;
-    function load(src, then) {
-      var script = document.createElement("script");
-      script.src = src;
-      script.onload = then || null;
-      document.head.appendChild(script);
-    }
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   })();
+
+  // The result's Share (share.js) comes with the result: with the page that shows it, or
+  // fetched once an answer brings it (End match here, or a poll).
+  document.addEventListener("htmx:afterSettle", function () {
+    var share = document.getElementById("share-result");
+    var src = share && share.dataset.script;
+    if (src && !document.querySelector('script[src="' + src + '"]')) load(src);
+  });
 
   document.addEventListener("visibilitychange", function () {
     var toggle = document.getElementById("wake");

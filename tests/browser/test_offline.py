@@ -217,7 +217,7 @@ def test_a_deal_the_server_refuses_stops_the_queue_to_be_discarded(new_phone):
     phone, other = offline_beside_an_online_phone(new_phone)
     phone.context.set_offline(True)
     enter_deal(phone, 6)  # kept on the phone, while another phone stops the match
-    other.locator("#settings summary").click()
+    other.get_by_role("link", name="Match settings").click()
     other.get_by_role("button", name="Stop the match, undecided").click()
     expect(other.locator(".result")).to_contain_text("undecided")
 

@@ -195,3 +195,22 @@ def test_without_a_share_sheet_the_text_is_copied_and_the_picture_downloaded(new
     saved = Path(downloading.value.path()).read_bytes()
     assert png_size(saved)[0] == 1080
     assert downloading.value.suggested_filename.endswith(".png")
+
+
+def test_share_works_on_the_result_an_answer_brings_and_on_the_page_drawn_with_it(new_phone):
+    match = decided_match()
+    share_script = "script[src*='/js/share.']"
+    page = new_phone(**SMALL)
+    page.add_init_script(TEXT_ONLY)
+    page.goto(f"/join/{match.table.scorer_token}/")
+    page.get_by_role("button", name="Join as a scorer").click()
+    page.goto(f"/t/{match.table.viewer_token}/m/{match.pk}/")
+    expect(page.locator(share_script)).to_have_count(0)  # a match in progress shares nothing
+    page.get_by_role("button", name="End match").click()
+    share_button(page).click()  # share.js, fetched once the result came
+    page.wait_for_function("() => window.shared !== null")
+    page.reload()
+    expect(page.locator(share_script)).to_have_count(1)  # drawn with the result
+    share_button(page).click()
+    page.wait_for_function("() => window.shared !== null")
+    assert page.evaluate("window.shared.text").startswith("Maria Grazia Santangelo & Carla 22")

@@ -7,7 +7,8 @@ from playwright.sync_api import expect
 
 from matches import rules, services
 from matches.models import Deal, Match
-from tests.browser.conftest import scripts_ran
+from tests.browser.conftest import PHONE, scripts_ran
+from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -290,7 +291,7 @@ def test_a_two_player_match_and_nothing_overflows_at_360_px(new_phone, screensho
     screenshot(page, "sheet-360")
 
 
-def test_a_long_sheet_shows_its_last_deals_and_unfolds_the_first_on_a_tap(new_phone):
+def test_a_long_sheet_shows_its_last_deals_and_brings_the_first_on_a_tap(new_phone):
     page = new_phone(viewport={"width": 360, "height": 740})
     create_table_and_match(page, line="101")
     match = Match.objects.get()
@@ -302,19 +303,46 @@ def test_a_long_sheet_shows_its_last_deals_and_unfolds_the_first_on_a_tap(new_ph
     scripts_ran(page)
     page.locator("#deal-14").scroll_into_view_if_needed()
     expect(page.locator("#deal-14")).to_be_visible()
-    expect(page.locator("#deal-4")).to_be_hidden()
+    expect(page.locator("#deal-4")).to_have_count(0)  # not sent
     expect(page.locator("#deal-5")).to_be_visible()
-    toggle = page.get_by_label("Show deals 1–4")
-    toggle.check()
+    page.get_by_role("link", name="Show deals 1–4").click()
     expect(page.locator("#deal-1")).to_be_visible()
+    assert page.url.endswith(f"/m/{match.pk}/")  # brought into the sheet: the same page
+    expect(page.get_by_role("link", name="Hide deals 1–4")).to_be_focused()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    # Another phone edits deal 2: the poll draws the deals again, and they stay unfolded.
+    # Another phone edits deal 2: the poll draws the deals again, and they stay shown.
     deal = Deal.objects.get(match=match, number=2)
     services.edit_deal(deal=deal, version=deal.version, entry=rules.DealEntry((3, 8), (0, 0)))
     expect(page.locator("#deal-2 td.side-0 strong")).to_have_text("3", timeout=8_000)
     expect(page.locator("#deal-1")).to_be_visible()
-    toggle.uncheck()
-    expect(page.locator("#deal-1")).to_be_hidden()
+    # And another saves deal 15: added under them.
+    services.record_deal(match_id=match.pk, number=15, entry=rules.DealEntry((6, 5), (0, 0)))
+    expect(page.locator("#deal-15")).to_be_visible(timeout=8_000)
+    expect(page.locator("#deal-1")).to_be_visible()
+    page.get_by_role("link", name="Hide deals 1–4").click()
+    expect(page.locator("#deal-5")).to_have_count(0)
+    expect(page.locator("#deal-15")).to_be_visible()
+    page.get_by_role("link", name="Show deals 1–5").click()
+    page.get_by_role("link", name="Edit deal 1", exact=True).click()  # an early deal's edit
+    expect(page.get_by_role("heading", name="Edit deal 1")).to_be_visible()
+
+
+def test_without_scripts_a_long_sheet_links_to_every_deal(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False, **PHONE)
+    page = context.new_page()
+    match = MatchFactory(line=101)
+    for number in range(1, 15):
+        services.record_deal(
+            match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
+        )
+    page.goto(f"/t/{match.table.viewer_token}/m/{match.pk}/")
+    expect(page.locator("#deal-rows tr")).to_have_count(10)
+    page.get_by_role("link", name="Show deals 1–4").click()
+    expect(page.locator("#deal-rows tr")).to_have_count(14)
+    assert page.url.endswith("?deals=all")
+    page.get_by_role("link", name="Hide deals 1–4").click()
+    expect(page.locator("#deal-rows tr")).to_have_count(10)
+    context.close()
 
 
 def test_long_names_hide_no_partner_and_no_table_name_at_320_px(new_phone):
@@ -488,17 +516,16 @@ def test_what_was_typed_stays_through_a_change_of_the_match_settings(phone):
     phone.locator("#id_card_points_1").fill("4")
     phone.locator("#id_declared_points_1").fill("3")
     draft_kept(phone)
-    phone.get_by_text("Match settings").click()
+    phone.get_by_role("link", name="Match settings").click()
     phone.get_by_label("Line", exact=True).fill("abc")
-    phone.get_by_role("button", name="Save settings").click()  # refused: the sheet is redrawn
+    phone.get_by_role("button", name="Save settings").click()  # refused: the page again
     line = phone.get_by_label("Line", exact=True)
-    expect(line).to_be_focused()  # open, beside what is wrong, as typed
+    expect(line).to_be_focused()  # beside what is wrong, as typed
     expect(line).to_have_value("abc")
-    expect(phone.locator("#id_card_points_0")).to_have_value("7")
     line.fill("31")
     phone.get_by_label("Claims allowed", exact=False).uncheck()
     phone.get_by_role("button", name="Save settings").click()
-    expect(phone.locator("#settings-saved")).to_be_visible()
+    expect(phone.locator("#settings-saved")).to_be_visible()  # back on the sheet
     expect(phone.locator("#id_card_points_0")).to_have_value("7")
     expect(phone.locator("#id_card_points_1")).to_have_value("4")
     expect(phone.locator("#id_declared_points_1")).to_have_value("3")
@@ -682,8 +709,8 @@ def test_a_save_answered_with_its_parts_leaves_the_sheet_whole(phone, screenshot
     expect(phone.locator("#deal-2 .run")).to_have_text("14\u201311")
     assert totals(phone) == ["14", "11"]
     expect(phone.locator("#live .next-dealer")).to_contain_text("Deal 3")
-    points = phone.locator("#chart .trace-0").get_attribute("points").split()
-    assert len(points) == 3  # the start and two deals
+    start, moves = phone.locator("#chart .trace-0").get_attribute("d").split("l")
+    assert start.startswith("M") and len(moves.replace("-", " -").split()) == 4  # two deals
     # A fresh form for deal 3: nothing typed is left, the sheet's revision is the new one.
     expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
     assert phone.locator("#id_card_points_0").input_value() == ""

@@ -114,26 +114,99 @@ def test_the_chart_writes_each_sides_total_at_the_end_of_its_trace(scorer, sheet
     assert words(chart.select_one("figcaption")) == "■ Alice & Carla ■ Beppe & Dino – – line 21"
 
 
-def test_a_long_sheet_folds_its_first_deals_behind_a_toggle_a_shorter_one_not(client):
-    match = MatchFactory(line=101)
-    url = reverse("match", args=[match.table.viewer_token, match.pk])
+def long_match(deals: int, table: Table | None = None) -> tuple[Match, str]:
+    """A match at line 101 of `deals` deals, 6 to 5 and 5 to 6 in turn (18 deals: 99 to 99),
+    and its sheet's address."""
+    match = MatchFactory(line=101, **({"table": table} if table else {}))
+    for number in range(1, deals + 1):
+        points = (6, 5) if number % 2 else (5, 6)
+        entry = rules.DealEntry(points, (0, 0))
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
+    return match, reverse("match", args=[match.table.viewer_token, match.pk])
 
-    def deals_up_to(last: int) -> None:
-        for number in range(match.deals.count() + 1, last + 1):
-            services.record_deal(
-                match_id=match.pk, number=number, entry=rules.DealEntry((6, 5), (0, 0))
-            )
 
-    deals_up_to(12)  # folding 2 would save nothing
-    assert not parsed(client.get(url, **EN)).select("#unfold, tr.folded")
-    deals_up_to(13)
+def deal_ids(page) -> list[str]:
+    return [row["id"] for row in page.select("#deal-rows tr")]
+
+
+def test_a_long_sheet_sends_its_last_deals_and_links_to_the_first_a_shorter_one_all(client):
+    match, url = long_match(12)  # folding 2 would save nothing
     page = parsed(client.get(url, **EN))
-    folded = [row["id"] for row in page.select("#deal-rows tr.folded")]
-    assert folded == ["deal-1", "deal-2", "deal-3"]
-    assert len(page.select("#deal-rows tr")) == 13  # folded, still on the page
-    assert words(one(page, "label.unfold")) == "Show deals 1–3"
+    assert not page.select("#fold") and len(deal_ids(page)) == 12
+    services.record_deal(match_id=match.pk, number=13, entry=rules.DealEntry((6, 5), (0, 0)))
+    page = parsed(client.get(url, **EN))
+    assert deal_ids(page) == [f"deal-{number}" for number in range(4, 14)]
+    link = one(page, "a#fold")
+    assert words(link) == "Show deals 1–3"
+    assert link["href"] == link["hx-get"] == f"{url}?deals=all"
+    assert not page.select("#all-deals")  # its polls draw the last deals
     italian = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE="it"))
-    assert words(one(italian, "label.unfold")) == "Mostra le smazzate 1–3"
+    assert words(one(italian, "a#fold")) == "Mostra le smazzate 1–3"
+
+
+def test_without_scripts_every_deal_is_on_the_sheet_its_link_names(scorer, table):
+    _, url = long_match(13, table)
+    scorer.get(url, **EN)  # the page of the last deals, first
+    page = parsed(scorer.get(f"{url}?deals=all", **EN))
+    assert deal_ids(page) == [f"deal-{number}" for number in range(1, 14)]
+    assert one(page, "#deal-1 a")["href"] == f"{url}deals/1/edit"  # an early deal's edit too
+    link = one(page, "a#fold")
+    assert words(link) == "Hide deals 1–3" and link["href"] == url
+    assert page.select("#deal-form") and page.select("#live")  # the whole sheet
+    assert "all-deals" in one(page, "#live")["hx-include"]
+
+
+def test_with_htmx_the_link_brings_the_deals_alone_every_one_or_the_last(scorer, table):
+    _, url = long_match(13, table)
+    shown = scorer.get(f"{url}?deals=all", **HX)
+    assert shown["Vary"] and "HX-Request" in shown["Vary"]
+    page = parsed(shown)
+    assert [section["id"] for section in page.select("section")] == ["rows"]
+    assert not page.select("#live, #deal-form, [hx-swap-oob]")
+    assert len(deal_ids(page)) == 13 and one(page, "#all-deals")["value"] == "all"
+    assert one(page, "a#fold")["hx-get"] == f"{url}?deals=last"
+    hidden = parsed(scorer.get(f"{url}?deals=last", **HX))
+    assert len(deal_ids(hidden)) == 10 and words(one(hidden, "a#fold")) == "Show deals 1–3"
+
+
+def test_a_poll_from_a_phone_that_shows_every_deal_draws_them_all_again(scorer, table):
+    match, url = long_match(13, table)
+    deal = match.deals.get(number=2)
+    services.edit_deal(deal=deal, version=deal.version, entry=rules.DealEntry((3, 8), (0, 0)))
+    poll = f"{url}?poll=1&shown=13"
+    every = parsed(scorer.get(f"{poll}&deals=all", **HX))
+    assert one(every, "#rows")["hx-swap-oob"] == "true"
+    assert len(deal_ids(every)) == 13 and words(one(every, "#deal-2 td.side-0 strong")) == "3"
+    assert len(deal_ids(parsed(scorer.get(poll, **HX)))) == 10
+
+
+def test_every_deal_asks_the_database_as_often_as_the_last_ones(
+    scorer, table, django_assert_num_queries
+):
+    for deals in (13, 18):
+        _, url = long_match(deals, table)
+        for asked, headers in ((url, EN), (f"{url}?deals=all", EN), (f"{url}?deals=all", HX)):
+            scorer.get(asked, **headers)  # its state watched, as a phone's would be
+            cache.clear()
+            # The match's state (as watched, then afresh for a tap on the link); the match,
+            # its deals, its log; tonight at the table.
+            with django_assert_num_queries(5 if asked == url else 6):
+                assert scorer.get(asked, **headers).status_code == 200
+
+
+def test_the_share_script_comes_with_a_result_to_share_not_with_a_match_in_progress(
+    scorer, match, sheet_url
+):
+    def scripts(page) -> list[str]:
+        return [script["src"] for script in page.select("script[src]")]
+
+    decided(match)
+    page = parsed(scorer.get(sheet_url, **EN))
+    assert page.select("#end-match") and not any("js/share" in src for src in scripts(page))
+    answer = parsed(scorer.post(sheet_url + "end", **HX))  # End match, with HTMX
+    share = one(answer, "#share-result")["data-script"]  # what sheet.js then fetches
+    assert "js/share" in share
+    assert share in scripts(parsed(scorer.get(sheet_url, **EN)))
 
 
 def test_both_sides_at_the_line_say_the_higher_total_won(scorer, match, sheet_url):
@@ -509,7 +582,7 @@ def test_a_sheet_opened_again_is_drawn_from_its_kept_parts_with_its_own_tokens_a
     for page in pages:
         tokens = page.select("[name=csrfmiddlewaretoken]")
         forms = [token.find_parent("form")["id"] for token in tokens]
-        assert forms == ["deal-form", "settings-form", "actions", "language-form"]
+        assert forms == ["deal-form", "actions", "language-form"]
         for own in [*tokens, one(page, "#deal-key")]:
             own.extract()
     assert str(one(pages[0], "#sheet")) == str(one(pages[1], "#sheet"))
@@ -603,7 +676,7 @@ def test_end_match_banks_the_winner_then_rematch_comes_first(scorer, match, shee
     # Ended, the next step is most often a rematch: it comes first, as the main button.
     buttons = [(words(b), b.get("class")) for b in result.select("button")]
     assert buttons == [("Rematch", ["primary"]), ("Reopen", None)]
-    assert not page.select("#settings details")
+    assert not page.select("#match-settings")
     assert scorer.post(sheet_url + "rematch", **EN).status_code == 302
     scorer.post(sheet_url + "reopen", **EN)
     match.refresh_from_db()
@@ -612,7 +685,7 @@ def test_end_match_banks_the_winner_then_rematch_comes_first(scorer, match, shee
 
 def test_an_undecided_match_can_be_stopped_and_reopen_comes_first(scorer, match, worked):
     sheet_url = reverse("match", args=[match.table.viewer_token, match.pk])
-    assert parsed(scorer.get(sheet_url, **EN)).select("#stop-match")
+    assert parsed(scorer.get(sheet_url + "settings", **EN)).select("#stop-match")
     page = parsed(scorer.post(sheet_url + "stop", **HX))
     result = one(page, ".result")
     assert words(result.select_one(".big")) == "Stopped at 11–3, undecided."
@@ -647,7 +720,7 @@ def test_phones_on_an_ended_sheet_learn_of_a_rematch_and_of_a_reopen(
     other.post(reverse("join", args=[match.table.scorer_token]))
     reopened = parsed(other.get(sheet_url + "?poll=1&closed=1&typing=1", **HX))
     assert "The match is decided: no more deals." in words(one(reopened, "#entry"))
-    assert reopened.select("#settings details") and not reopened.select(".result")
+    assert reopened.select("#match-settings") and not reopened.select(".result")
 
 
 def test_saved_settings_and_a_reopen_are_said_where_focus_can_go(scorer, match, sheet_url):
@@ -757,22 +830,23 @@ def test_a_refusal_by_the_rules_is_explained_in_the_phones_language(scorer, matc
     claim = rules.DealEntry((3, 0), (0, 0), kind=rules.DealKind.CLAIM, side=1)
     services.record_deal(match_id=match.pk, number=1, entry=claim)
     data = {"line": "21", "tie_rule": "higher_total"}  # claims no longer allowed
-    page = parsed(scorer.post(sheet_url + "settings", data, **{**HX, "HTTP_ACCEPT_LANGUAGE": "it"}))
-    assert words(one(page, ".notice.error")) == (
+    page = parsed(scorer.post(sheet_url + "settings", data, HTTP_ACCEPT_LANGUAGE="it"))
+    assert words(one(page, "#settings-form .errorlist")) == (
         "Smazzata 1: In questa partita non ci si può chiamare fuori."
     )
     match.refresh_from_db()
     assert match.claims_allowed
     # The refusal names the deal that stands in the way: the sheet may not show it.
-    page = parsed(scorer.post(sheet_url + "settings", data, **HX))
-    assert words(one(page, ".notice.error")) == "Deal 1: Claims are not allowed in this match."
-    # The settings come back open, as sent (claims unticked), to be mended or left.
-    assert one(page, "#settings details").has_attr("open")
+    page = parsed(scorer.post(sheet_url + "settings", data, **EN))
+    assert words(one(page, "#settings-form .errorlist")) == (
+        "Deal 1: Claims are not allowed in this match."
+    )
+    # The settings come back as sent (claims unticked), to be mended or left.
     assert value(page, "claims_allowed") == ""
 
 
 def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
-    page = parsed(scorer.post(sheet_url + "settings", {}, **HX))
+    page = parsed(scorer.post(sheet_url + "settings", {}, **EN))
     assert errors_of(page, "id_line") == ["Type the line: the total that wins, like 21."]
     assert errors_of(page, "id_tie_rule") == [
         "Pick what happens when both sides pass the line together."
@@ -781,9 +855,8 @@ def test_settings_sent_empty_say_what_is_missing(scorer, sheet_url):
 
 def test_a_wrong_line_is_said_in_the_settings_which_keep_what_was_typed(scorer, match, sheet_url):
     data = {"line": "5", "tie_rule": "another_deal", "claims_allowed": "on"}
-    page = parsed(scorer.post(sheet_url + "settings", data, **HX))
-    settings = one(page, "#settings details")
-    assert settings.has_attr("open")
+    page = parsed(scorer.post(sheet_url + "settings", data, **EN))
+    settings = one(page, "#settings-form")
     assert errors_of(settings, "id_line") == ["The line must be from 11 to 101, not 5."]
     typed = [value(settings, name) for name in ("line", "tie_rule", "claims_allowed")]
     assert typed == ["5", "another_deal", "on"]
@@ -792,10 +865,34 @@ def test_a_wrong_line_is_said_in_the_settings_which_keep_what_was_typed(scorer, 
     assert (match.line, match.tie_rule, match.claims_allowed) == (21, "higher_total", False)
 
 
+def test_the_match_settings_have_a_page_of_their_own_the_sheet_links_to(scorer, match, sheet_url):
+    link = one(parsed(scorer.get(sheet_url, **EN)), "a#match-settings")
+    assert words(link) == "Match settings" and link["href"] == sheet_url + "settings"
+    page = parsed(scorer.get(link["href"], **EN))
+    assert words(one(page, "h1")) == "Match settings"
+    assert one(page, "a.crumb")["href"] == sheet_url  # back to the sheet
+    form = one(page, "#settings-form")
+    assert [value(form, name) for name in ("line", "tie_rule")] == ["21", "higher_total"]
+    assert one(page, "#stop-match").find_parent("form")["action"] == sheet_url + "stop"
+    saved = scorer.post(link["href"], {"line": "31", "tie_rule": "higher_total"}, **EN)
+    assert saved["Location"] == sheet_url + "?settings_saved=1"
+    assert words(one(parsed(scorer.get(saved["Location"], **EN)), "#settings-saved"))
+    assert Client().get(link["href"], **EN).status_code == 403  # a viewer sets nothing
+    assert not parsed(Client().get(sheet_url, **EN)).select("#match-settings")
+
+
+def test_a_match_over_has_no_settings_page_and_no_way_to_stop_it(scorer, match, sheet_url):
+    decided(match)
+    page = parsed(scorer.get(sheet_url + "settings", **EN))
+    assert not page.select("#stop-match")  # decided: End match, not a stop
+    services.end_match(match=match)
+    assert scorer.get(sheet_url + "settings", **EN)["Location"] == sheet_url
+
+
 @pytest.mark.parametrize("line", ["", "x", "3.5", "1" * 50])
 def test_a_line_that_is_no_whole_number_is_said_in_words(scorer, sheet_url, line):
     page = parsed(
-        scorer.post(sheet_url + "settings", {"line": line, "tie_rule": "higher_total"}, **HX)
+        scorer.post(sheet_url + "settings", {"line": line, "tie_rule": "higher_total"}, **EN)
     )
     assert errors_of(page, "id_line")[0].startswith(("The line must be", "Type the line"))
 
@@ -846,7 +943,7 @@ def test_declarations_are_not_turned_off_under_a_deal_that_declared(
     scorer, match, sheet_url, worked
 ):
     page = parsed(
-        scorer.post(sheet_url + "settings", {"line": "21", "tie_rule": "higher_total"}, **HX)
+        scorer.post(sheet_url + "settings", {"line": "21", "tie_rule": "higher_total"}, **EN)
     )
     assert "Deal 1: This match is played without declarations" in words(page)
     match.refresh_from_db()
