@@ -249,6 +249,13 @@ def seed(
     # then 22 deals of 7 to 7 (106-106 ... 253-253), every one of them "play another deal".
     long_deals = level_deals(18) + tied_deals(22)
     (sheet,) = store(club, [seeder.in_progress(players, long_deals)])
+    # Tonight at the club: its last four finished matches and the long one, first to 2 with
+    # the old stakes, as a table that plays an evening sets it; the sheet shows its tally.
+    tonight = Match.objects.filter(table=club).order_by("-started_at")[4].started_at
+    Match.objects.filter(table=club, started_at__gte=tonight).update(stakes=True)
+    Table.objects.filter(pk=club.pk).update(
+        evening=rules.Evening.FIRST_TO_2, stakes=True, evening_started_at=tonight
+    )
 
     # The same pages at a small size, for the query counts; also the tiny export.
     small, small_players = seeder.table("Small")

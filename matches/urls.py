@@ -75,6 +75,7 @@ urlpatterns = [
     path("t/<token:token>/matches/new", tables.new_match, name="new_match"),
     path("t/<token:token>/evening", tables.change_evening, name="change_evening"),
     path("t/<token:token>/evening/new", tables.new_evening, name="new_evening"),
+    path("t/<token:token>/tonight", history.tonight, name="tonight"),
     path("t/<token:token>/tonight.svg", history.tonight_picture, name="tonight_picture"),
     path("t/<token:token>/stats", history.stats, name="stats"),
     re_path(

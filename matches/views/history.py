@@ -72,6 +72,15 @@ def tonight_picture(request: HttpRequest, token: str) -> HttpResponse:
 
 @table_page
 @require_safe
+def tonight(request: HttpRequest, token: str) -> HttpResponse:
+    """Tonight's whole tally, as a sheet's line opens to it (fetched when opened: the sheet
+    carries the line only). No ETag of its own: the sheet's polls keep the sheet's."""
+    context = {"tonight": selectors.load_tonight(seen_table(token))}
+    return render(request, "matches/_tonight.html", context)
+
+
+@table_page
+@require_safe
 def stats(request: HttpRequest, token: str) -> HttpResponse:
     table = seen_table(token)
     context = {

@@ -152,6 +152,11 @@ def test_an_evening_of_five_matches_on_two_phones(new_phone, screenshot):
         expect(watcher.locator("#tonight .tonight-table tbody tr")).to_have_text(played.tally)
         assert watcher.evaluate(SIDEWAYS) <= 0
 
+    # The whole tally on the sheet, fetched as its line opens.
+    scorer.locator("#tonight-line summary").click()
+    whole = scorer.locator("#tonight-line .series li")
+    expect(whole).to_have_count(2)
+    expect(whole.last).to_contain_text("la bella")
     table = Table.objects.get()
     assert (table.evening, table.stakes) == ("first_to_2", True)
     # Shared: the tally as text, in the watcher's words.

@@ -1011,8 +1011,10 @@ def test_every_sheet_of_tonight_shows_its_series_beside_the_line(db):
         "Tonight 1 – 1 (Beppe & Dino – Alice & Carla) · games 2–1"
     )
     assert words(one(_sheet(viewer, first), "#tonight-line summary")).startswith("Tonight 1 – 0")
-    # The whole tally, a tap away; the deal's entry stays where it was, under the totals.
-    whole = one(_sheet(viewer, bella), "#tonight-line")
+    # The whole tally, a tap away: fetched when the line opens, else on the table's page.
+    fetch = one(_sheet(viewer, bella), "#tonight-line [hx-get]")
+    assert one(fetch, "a")["href"] == reverse("table", args=[table.viewer_token]) + "#tonight"
+    whole = parsed(viewer.get(fetch["hx-get"], **EN))
     assert words(one(whole, ".series li")) == "Alice & Carla 1 – 1 Beppe & Dino la bella"
     other = play(table, [AB, CD], 1)
     assert words(one(_sheet(viewer, other), "#tonight-line summary")).startswith("Tonight 0 – 1")
@@ -1031,7 +1033,9 @@ def test_a_sheet_polled_draws_tonight_again_when_another_match_ends(db):
     assert playing.deals.count() == 0 and won(0)
     answer = viewer.get(url, HTTP_IF_NONE_MATCH=etag, **HX)
     assert answer.status_code == 200
-    series = [words(li) for li in parsed(answer).select("#tonight-line .series li")]
+    assert words(one(parsed(answer), "#tonight-line summary")).startswith("Tonight 0 – 0")
+    tally = reverse("tonight", args=[table.viewer_token])
+    series = [words(li) for li in parsed(viewer.get(tally, **EN)).select(".series li")]
     assert series == ["Alice & Beppe 0 – 0 Carla & Dino", "Alice & Carla 1 – 0 Beppe & Dino"]
 
 
@@ -1056,4 +1060,6 @@ def test_a_sheet_reads_tonight_in_as_many_queries_for_one_match_as_for_many(
     watched.forget()
     with django_assert_num_queries(len(at_one)):
         page = parsed(viewer.get(url, **EN))
-    assert len(page.select("#tonight-line .series li")) == 4
+    assert words(one(page, "#tonight-line summary")).startswith("Tonight 1 – 0")
+    tally = reverse("tonight", args=[table.viewer_token])
+    assert len(parsed(viewer.get(tally, **EN)).select(".series li")) == 4
