@@ -206,6 +206,8 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         indexes = [
             models.Index(fields=["table", "status", "-started_at"]),
+            # Tonight's matches: those of a table started since its evening began.
+            models.Index(fields=["table", "started_at"], name="match_table_started"),
             # A table's version sums its matches' revisions in progress from the index alone
             # (selectors.table_seen: the same condition, else the index is not used).
             models.Index(

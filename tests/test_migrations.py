@@ -20,6 +20,7 @@ SINCE = [
     "0011_evening_and_sweeps_by_one",
     "0012_match_deletions",
     "0013_count_deletions",
+    "0014_match_table_started",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 

@@ -6,7 +6,7 @@ sides of tonight's matches with their players), whatever the number of matches."
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -142,20 +142,27 @@ class Tonight:
 
 
 def load_tonight(table: Table) -> Tonight:
-    """Tonight at `table` (read with its evening): one query, the sides of its matches."""
-    return _tonight(table, list(_tonight_sides(Q(match__table=table))))
+    """Tonight at `table` (read with its evening): one query, the sides of its matches; none
+    before its evening began."""
+    began = table.evening_started_at
+    sides = list(_tonight_sides(Q(match__table=table), began)) if began is not None else []
+    return _tonight(table, sides)
 
 
-def tonight_of(table_id: int) -> Tonight | None:
-    """Tonight at the table of this id, as a sheet shows it: one query (the sides of tonight's
-    matches, with the table); None when no match was played tonight."""
-    sides = list(_tonight_sides(Q(match__table_id=table_id)).select_related("match__table"))
+def tonight_of(table_id: int, began: datetime | None) -> Tonight | None:
+    """Tonight at the table of this id, whose evening `began` then, as a sheet shows it: one
+    query (the sides of tonight's matches, with the table), none before its evening began;
+    None when no match was played tonight."""
+    if began is None:
+        return None
+    sides = _tonight_sides(Q(match__table_id=table_id), began).select_related("match__table")
+    sides = list(sides)
     return _tonight(sides[0].match.table, sides) if sides else None
 
 
-def _tonight_sides(table: Q):
-    """The sides of the table's matches begun since its evening did, ended or played."""
-    began = F("match__table__evening_started_at")
+def _tonight_sides(table: Q, began: datetime):
+    """The sides of the table's matches begun since its evening did (`began`), ended or
+    played: by the matches' index of the table's start times."""
     tonight = Side.objects.filter(table, match__started_at__gte=began)
     tonight = tonight.exclude(match__status=rules.Status.ABANDONED)
     return tonight.select_related("match", "first_player", "second_player").order_by(

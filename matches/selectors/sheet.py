@@ -40,10 +40,19 @@ class State:
     # The table's revision: tonight's tally on the sheet changes with it (another match
     # ending, the evening counted otherwise).
     table_revision: int = 0
+    # When the table's evening began (None before its first match): tonight's matches are
+    # those started since, read only if it has begun.
+    evening_started_at: datetime | None = None
 
 
 # What a State is read from, in its order.
-_STATE_FIELDS = ("revision", "table_id", "table__scorer_token", "table__revision")
+_STATE_FIELDS = (
+    "revision",
+    "table_id",
+    "table__scorer_token",
+    "table__revision",
+    "table__evening_started_at",
+)
 
 
 def match_state(token: str, match_id: int) -> State | None:

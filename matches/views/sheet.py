@@ -214,7 +214,9 @@ def _context(
     # What the page's first poll says it holds (the sheet drawn, which may be newer than
     # `state`): unchanged since, it is answered 304.
     shown_state = replace(state, revision=sheet.revision)
-    tonight = SimpleLazyObject(partial(selectors.tonight_of, state.table_id))
+    tonight = SimpleLazyObject(
+        partial(selectors.tonight_of, state.table_id, state.evening_started_at)
+    )
     poll_etag = etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
     # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
     return {

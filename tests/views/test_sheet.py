@@ -186,8 +186,8 @@ def test_every_deal_asks_the_database_as_often_as_the_last_ones(
     for deals in (13, 18):
         _, url = long_match(deals, table)
         # The match's state (as watched, then afresh for a tap on the link); the match, its
-        # deals, its log; tonight at the table, on a whole page.
-        asks = ((url, EN, 5), (f"{url}?deals=all", EN, 6), (f"{url}?deals=all", HX, 5))
+        # deals, its log (no evening at this table: no tonight's tally to read).
+        asks = ((url, EN, 4), (f"{url}?deals=all", EN, 5), (f"{url}?deals=all", HX, 5))
         for asked, headers, queries in asks:
             scorer.get(asked, **headers)  # its state watched, as a phone's would be
             cache.clear()
@@ -416,8 +416,9 @@ def test_a_changed_sheet_is_read_once_for_every_process_that_polls_it(
     assert answer.status_code == 200 and parsed(answer).select("#deal-2")
     watched.forget()
     cache.clear()  # nothing kept anywhere: read from the database
-    # The revision, then the sheet: the match, deals, log; and tonight's tally.
-    with django_assert_num_queries(5):
+    # The revision, then the sheet: the match, deals, log (no evening at this table yet: no
+    # tonight's tally to read).
+    with django_assert_num_queries(4):
         assert parsed(scorer.get(poll, **HX)).select("#deal-2")
 
 
