@@ -229,6 +229,16 @@ def settle() -> dict:
     return {}
 
 
+def tonight_at(table: Table, *, matches: int) -> None:
+    """Tonight at `table`: its last `matches` matches, first to 2 with the old stakes, as a
+    table that plays an evening sets it; its sheets and page show tonight's tally."""
+    tonight = Match.objects.filter(table=table).order_by("-started_at")[matches - 1].started_at
+    Match.objects.filter(table=table, started_at__gte=tonight).update(stakes=True)
+    Table.objects.filter(pk=table.pk).update(
+        evening=rules.Evening.FIRST_TO_2, stakes=True, evening_started_at=tonight
+    )
+
+
 def seed(
     *,
     finished: int,
@@ -249,18 +259,13 @@ def seed(
     # then 22 deals of 7 to 7 (106-106 ... 253-253), every one of them "play another deal".
     long_deals = level_deals(18) + tied_deals(22)
     (sheet,) = store(club, [seeder.in_progress(players, long_deals)])
-    # Tonight at the club: its last four finished matches and the long one, first to 2 with
-    # the old stakes, as a table that plays an evening sets it; the sheet shows its tally.
-    tonight = Match.objects.filter(table=club).order_by("-started_at")[4].started_at
-    Match.objects.filter(table=club, started_at__gte=tonight).update(stakes=True)
-    Table.objects.filter(pk=club.pk).update(
-        evening=rules.Evening.FIRST_TO_2, stakes=True, evening_started_at=tonight
-    )
+    tonight_at(club, matches=5)
 
     # The same pages at a small size, for the query counts; also the tiny export.
     small, small_players = seeder.table("Small")
     store(small, seeder.finished(small_players, 2))
     (small_sheet,) = store(small, [seeder.in_progress(small_players, level_deals(1))])
+    tonight_at(small, matches=3)  # as the club: the pages at both sizes draw tonight alike
 
     # Saving a deal: each request writes deal 18 into its own match of 17 level deals.
     pool, pool_players = seeder.table("Save pool")
