@@ -200,8 +200,7 @@ def _context(
     deleted = _deleted_elsewhere(request, sheet) if scorer and sheet.in_progress else None
     all_deals = request.GET.get("deals") == "all"
     typing, shown = request.GET.get("typing") == "1", request.GET.get("number")
-    # What this phone alone is shown.
-    own = {
+    own = {  # what this phone alone is shown
         "notice": notice,
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
         "holds_entry": form is not None and (form.is_bound or "kind" in form.initial),
@@ -214,9 +213,8 @@ def _context(
     # What the page's first poll says it holds (the sheet drawn, which may be newer than
     # `state`): unchanged since, it is answered 304.
     shown_state = replace(state, revision=sheet.revision)
-    tonight = SimpleLazyObject(
-        partial(selectors.tonight_of, state.table_id, state.evening_started_at)
-    )
+    began = state.evening_started_at
+    tonight = SimpleLazyObject(partial(selectors.tonight_of, state.table_id, began))
     poll_etag = etag(sheet.match_id, shown_state, scorer, get_language(), htmx=True)
     # Blank forms are drawn from the cache ({% cache %}): each is built only if drawn.
     return {
