@@ -153,12 +153,19 @@ def test_a_table_page_whose_poll_fails_says_so_in_its_list_and_catches_up(phone)
     phone.goto("/")
     phone.get_by_label("Table name").fill("Bar Sport")
     phone.get_by_role("button", name="Create table").click()
-    phone.route("**/*poll=1*", lambda route: route.abort())
+    expect(phone.get_by_role("heading", name="Bar Sport")).to_be_visible()
+
+    def polling(request):  # the list polls every few seconds: the test waits for one
+        return "poll=1" in request.url
+
+    with phone.expect_event("requestfailed", polling):
+        phone.route("**/*poll=1*", lambda route: route.abort())
     said = phone.locator("#matches #request-failed-notice")
     expect(said).to_have_text(
         "The list of matches cannot update right now: it may be out of date. "
         "It catches up by itself as soon as it can."
     )
     assert not phone.evaluate("() => document.activeElement.closest('#matches')")  # no focus
-    phone.unroute("**/*poll=1*")
+    with phone.expect_event("requestfinished", polling):
+        phone.unroute("**/*poll=1*")
     expect(said).to_have_count(0)
