@@ -4,6 +4,11 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# What another phone shows comes with its next poll, every 3 seconds: an expectation waits for
+# it with room for a busy machine (it returns as soon as the page shows it).
+expect.set_options()
 
 # Playwright's sync API runs an event loop in the test's thread; the ORM must still work there.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

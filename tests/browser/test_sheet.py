@@ -142,11 +142,11 @@ def test_two_phones_share_a_match(new_phone):
     first.goto(sheet)
 
     enter_deal(first, 6)
-    expect(second.locator("#deal-1")).to_be_visible(timeout=5_000)
-    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+    expect(second.locator("#deal-1")).to_be_visible()
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible()
 
     enter_deal(first, 5)
-    expect(second.locator("#deal-2")).to_be_visible(timeout=5_000)
+    expect(second.locator("#deal-2")).to_be_visible()
 
     # Both type deal 3 and save at once: one deal 3, and the slower phone is told.
     for page, points in ((first, "4"), (second, "3")):
@@ -166,11 +166,11 @@ def test_a_saved_notice_and_its_undo_go_once_another_phone_saved_the_next_deal(n
     enter_deal(first, 6)
     saved = first.locator("#saved")
     expect(saved.get_by_role("button", name="Undo")).to_be_visible()
-    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible()
     enter_deal(second, 5)
     # Deal 1 is no longer the last: its Undo could only be refused now, and the notice is
     # out of date.
-    expect(first.locator("#deal-2")).to_be_visible(timeout=5_000)
+    expect(first.locator("#deal-2")).to_be_visible()
     expect(saved).to_have_count(0)
 
 
@@ -232,7 +232,7 @@ def test_an_open_history_lists_the_next_deal_as_soon_as_it_is_saved(new_phone):
         number=3,
         entry=rules.DealEntry(card_points=(5, 6), declared_points=(0, 0)),
     )
-    expect(history).to_contain_text("Deal 3 recorded", timeout=10_000)
+    expect(history).to_contain_text("Deal 3 recorded")
 
 
 def test_keep_screen_on_is_offered_only_while_the_match_is_played(phone):
@@ -313,11 +313,11 @@ def test_a_long_sheet_shows_its_last_deals_and_brings_the_first_on_a_tap(new_pho
     # Another phone edits deal 2: the poll draws the deals again, and they stay shown.
     deal = Deal.objects.get(match=match, number=2)
     services.edit_deal(deal=deal, version=deal.version, entry=rules.DealEntry((3, 8), (0, 0)))
-    expect(page.locator("#deal-2 td.side-0 strong")).to_have_text("3", timeout=8_000)
+    expect(page.locator("#deal-2 td.side-0 strong")).to_have_text("3")
     expect(page.locator("#deal-1")).to_be_visible()
     # And another saves deal 15: added under them.
     services.record_deal(match_id=match.pk, number=15, entry=rules.DealEntry((6, 5), (0, 0)))
-    expect(page.locator("#deal-15")).to_be_visible(timeout=8_000)
+    expect(page.locator("#deal-15")).to_be_visible()
     expect(page.locator("#deal-1")).to_be_visible()
     page.get_by_role("link", name="Hide deals 1–4").click()
     expect(page.locator("#deal-5")).to_have_count(0)
@@ -777,7 +777,7 @@ def test_a_phone_whose_scorer_link_changed_is_told_why_its_save_is_refused(phone
     assert not Deal.objects.exists()
     # The next poll shows the sheet as a viewer's, typing or not, and says why the form went.
     phone.unroute(polls)
-    expect(phone.get_by_text("this phone can only watch now")).to_be_visible(timeout=8_000)
+    expect(phone.get_by_text("this phone can only watch now")).to_be_visible()
     expect(phone.locator("#deal-form")).to_have_count(0)
 
 
@@ -785,10 +785,10 @@ def test_a_poll_without_connection_says_the_sheet_may_be_stale_until_it_is_back(
     create_table_and_match(phone)
     phone.route(re.compile(r".*\?poll=1.*"), lambda route: route.abort("internetdisconnected"))
     notice = phone.locator("#request-failed-notice")
-    expect(notice).to_contain_text("it may be out of date", timeout=8_000)
+    expect(notice).to_contain_text("it may be out of date")
     assert notice.get_attribute("role") == "status"
     phone.unroute(re.compile(r".*\?poll=1.*"))
-    expect(notice).to_have_count(0, timeout=8_000)
+    expect(notice).to_have_count(0)
 
 
 def test_after_a_change_the_polls_are_told_unchanged_again(phone):
@@ -800,7 +800,7 @@ def test_after_a_change_the_polls_are_told_unchanged_again(phone):
     services.record_deal(
         match_id=Match.objects.get().pk, number=1, entry=rules.DealEntry((8, 3), (3, 0))
     )
-    expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
+    expect(phone.locator(".scoreboard .total").first).to_have_text("11")
     phone.wait_for_timeout(7_000)  # two more polls
     # One answer carries the change; the polls after it cost a 304, not the sheet again.
     assert statuses[-1] == 304, statuses
@@ -816,7 +816,7 @@ def test_another_phones_deal_is_said_in_a_live_region_that_stays(phone):
     services.record_deal(
         match_id=Match.objects.get().pk, number=1, entry=rules.DealEntry((8, 3), (3, 0))
     )
-    expect(phone.locator(".scoreboard .total").first).to_have_text("11", timeout=8_000)
+    expect(phone.locator(".scoreboard .total").first).to_have_text("11")
     region = phone.locator("#announce[aria-live=polite]")
     # Who entered the deal first (the line beside the deal marked as new), then the totals.
     said = "Deal 1 · entered on another phone. Alice & Carla 11, Beppe & Dino 3."
@@ -832,10 +832,10 @@ def test_another_phones_deal_is_added_to_the_sheet_and_the_form_moves_on_unless_
     create_table_and_match(first, line="31")  # deal 4 does not decide it
     second = second_scorer(new_phone, first)
     enter_deal(first, 6)
-    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible(timeout=5_000)
+    expect(second.get_by_role("heading", name="Deal 2")).to_be_visible()
     # Deal 2 is the only change the second phone has not seen: its poll adds that row.
     enter_deal(first, 8, db="3")
-    expect(second.get_by_role("heading", name="Deal 3")).to_be_visible(timeout=5_000)
+    expect(second.get_by_role("heading", name="Deal 3")).to_be_visible()
     assert second.locator("#deal-rows tr").evaluate_all("rows => rows.map(r => r.id)") == [
         "deal-1",
         "deal-2",
@@ -848,7 +848,7 @@ def test_another_phones_deal_is_added_to_the_sheet_and_the_form_moves_on_unless_
     # It goes on from there: its own deal 3 is saved as deal 3.
     enter_deal(second, 4)
     expect(second.locator("#saved")).to_contain_text("Deal 3 saved.")
-    expect(first.locator("#deal-3")).to_be_visible(timeout=5_000)
+    expect(first.locator("#deal-3")).to_be_visible()
     # A poll sent before the second phone began typing deal 4, answered once the first
     # phone saved deal 4: the row is added, but what is typed stays deal 4's, as it was told.
     expect(second.get_by_role("heading", name="Deal 4")).to_be_visible()
