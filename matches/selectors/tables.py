@@ -43,10 +43,12 @@ def table_seen(token: str) -> Table | None:
     table's revision too. So the sum is of a match or two, not of the evening's hundreds,
     read from the index of matches in progress: two plain queries, which Django builds in
     less time than one with the sum as a subquery."""
-    found = Table.objects.filter(viewer_token=token).first()
-    if found is not None:
-        in_play = Match.objects.filter(table=found, status=rules.Status.IN_PROGRESS)
-        found.version = (found.revision, sum(in_play.values_list("revision", flat=True)))
+    try:
+        found = Table.objects.get(viewer_token=token)
+    except Table.DoesNotExist:
+        return None
+    in_play = Match.objects.filter(table=found, status=rules.Status.IN_PROGRESS)
+    found.version = (found.revision, sum(in_play.values_list("revision", flat=True)))
     return found
 
 
