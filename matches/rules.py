@@ -203,6 +203,23 @@ MESSAGES = {
         "It is said to have ended by %(given)s, but by the deals it ended by %(reason)s."
     ),
     "result_finish_time": gettext_noop("A finished match needs the time it ended."),
+    # Terziglio (Calabresella)
+    "deals_out_of_range": gettext_noop(
+        "The number of deals must be from %(min)s to %(max)s, not %(value)s."
+    ),
+    "terziglio_soloist_required": gettext_noop(
+        "Say who played alone, or leave the deal a monte if all three passed."
+    ),
+    "terziglio_soloist_not_seated": gettext_noop(
+        "Pick one of the three players as the one who played alone."
+    ),
+    "terziglio_bid_required": gettext_noop("Say what %(player)s bid: chiamo, solo or solissimo."),
+    "terziglio_card_points_required": gettext_noop(
+        "Enter the card points %(player)s took, the last trick included: 0 to %(max)s."
+    ),
+    "terziglio_card_points_too_high": gettext_noop(
+        "%(player)s: card points cannot be more than %(max)s, the last trick included."
+    ),
 }
 
 
@@ -1287,3 +1304,280 @@ def evening_tally(played: Sequence[Played], evening: Evening) -> Tally:
                 was = count.get(who, Count(who))
                 count[who] = Count(who, was.played + counted, was.won + won, was.games + games)
     return Tally(tuple(sides.values()), tuple(players.values()), tuple(series), tuple(matches))
+
+
+# --- Games of each for themselves: shared -------------------------------------------------
+#
+# A side is one player. Seats run anticlockwise and the deal passes to the right, the next
+# seat, as in the partnership game. docs/rules.md cites the sources of both games.
+
+
+def _only(values: Sequence[int], value: int) -> int | None:
+    """The seat holding `value`, if exactly one does; else None (a tie)."""
+    holders = [seat for seat, held in enumerate(values) if held == value]
+    return holders[0] if len(holders) == 1 else None
+
+
+def _check_first_dealer(first_dealer: int, players: int) -> None:
+    if not 0 <= first_dealer < players:
+        raise ValueError("first_dealer is a seat index")
+
+
+def _raise_if_invalid(errors: list[RuleError], number: int) -> None:
+    """DealInvalid listing `errors`, each carrying the deal's number; nothing if none."""
+    for error in errors:
+        error.deal_number = number
+    if errors:
+        raise DealInvalid(errors)
+
+
+# --- Terziglio (Calabresella): one soloist against two ------------------------------------
+
+
+class Bid(StrEnum):
+    CHIAMO = "chiamo"  # calls a card from the others and takes the monte
+    SOLO = "solo"  # takes the monte, calls no card
+    SOLISSIMO = "solissimo"  # plays the twelve cards dealt
+
+
+class Payment(StrEnum):
+    """What each opponent pays the soloist who wins (and is paid by one who loses)."""
+
+    DIFFERENCE = "difference"  # the difference of card points (7–4 pays 3), times the bid's
+    FLAT = "flat"  # 1, times the bid's
+
+
+class TerziglioEnd(StrEnum):
+    LINE = "line"  # when a balance reaches the line
+    DEALS = "deals"  # after the agreed number of deals
+    STOPPED = "stopped"  # when the table stops: no rule ends it
+
+
+BID_MULTIPLIERS = {Bid.CHIAMO: 1, Bid.SOLO: 2, Bid.SOLISSIMO: 3}
+TERZIGLIO_PLAYERS = 3
+# A soloist needs most of the deal's 11 card points (the other two's are the rest): 6.
+TERZIGLIO_SOLOIST_WINS = CARD_POINTS_PER_DEAL // 2 + 1
+DEFAULT_DEALS, MIN_DEALS, MAX_DEALS = 12, 1, 99  # 12: each player deals four times
+
+
+@dataclass(frozen=True)
+class TerziglioRules:
+    """What a table of three agreed: how a deal pays, when the match ends, the names."""
+
+    payment: Payment = Payment.DIFFERENCE
+    end: TerziglioEnd = TerziglioEnd.LINE
+    line: int = DEFAULT_LINE  # with end LINE: the balance that ends the match
+    deals: int = DEFAULT_DEALS  # with end DEALS: how many deals the match has
+    player_names: tuple[str, str, str] = ("Player 1", "Player 2", "Player 3")
+
+    def __post_init__(self) -> None:
+        check_line(self.line)
+        if not MIN_DEALS <= self.deals <= MAX_DEALS:
+            params = {"min": MIN_DEALS, "max": MAX_DEALS, "value": self.deals}
+            raise RuleError("deals_out_of_range", params, part="deals")
+        if len(self.player_names) != TERZIGLIO_PLAYERS:
+            raise ValueError("Terziglio has three players")
+        object.__setattr__(self, "payment", Payment(self.payment))
+        object.__setattr__(self, "end", TerziglioEnd(self.end))
+        object.__setattr__(self, "player_names", tuple(self.player_names))
+
+
+@dataclass(frozen=True)
+class TerziglioEntry:
+    """One deal: who played alone (seat 0-2), what they bid, and the card points they took,
+    the last trick included; the other two took the rest of the 11. Nothing at all: the
+    deal went a monte (all three passed) and scores nothing.
+
+    >>> TerziglioEntry(0, Bid.CHIAMO, 7).a_monte, TerziglioEntry().a_monte
+    (False, True)
+    """
+
+    soloist: int | None = None
+    bid: Bid | None = None
+    card_points: int | None = None
+
+    def __post_init__(self) -> None:
+        for value in (self.soloist, self.card_points):
+            if not (value is None or _is_whole(value)):
+                raise ValueError("soloist and card points are whole numbers or None")
+        if self.bid is not None:
+            object.__setattr__(self, "bid", Bid(self.bid))
+
+    @property
+    def a_monte(self) -> bool:
+        return self.soloist is None and self.bid is None and self.card_points is None
+
+
+@dataclass(frozen=True)
+class TerziglioStanding:
+    """Where a match of three stands before its next deal: the balances (they sum to zero),
+    how many deals, the winner once decided, who deals next."""
+
+    balances: tuple[int, int, int] = (0, 0, 0)
+    deals: int = 0
+    winner: int | None = None
+    next_dealer: int = 0
+
+    @property
+    def decided(self) -> bool:
+        return self.winner is not None
+
+
+@dataclass(frozen=True)
+class TerziglioDeal:
+    """One row of the sheet: what the deal moved each balance by, and the balances after."""
+
+    number: int
+    entry: TerziglioEntry
+    changes: tuple[int, int, int]
+    balances: tuple[int, int, int]
+    dealer: int
+
+    @property
+    def soloist_won(self) -> bool | None:
+        """None for a deal a monte."""
+        cards = self.entry.card_points
+        return None if cards is None else cards >= TERZIGLIO_SOLOIST_WINS
+
+
+@dataclass(frozen=True)
+class TerziglioOutcome:
+    deals: tuple[TerziglioDeal, ...]
+    standing: TerziglioStanding
+
+
+def terziglio_errors(
+    rules: TerziglioRules, standing: TerziglioStanding, entry: TerziglioEntry
+) -> list[RuleError]:
+    """Every rule `entry` breaks as the next deal after `standing`: a deal played names its
+    soloist, the bid and the soloist's card points (0 to 11).
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> [str(e) for e in terziglio_errors(rules, TerziglioStanding(), TerziglioEntry(1))]
+    ['Say what Bruno bid: chiamo, solo or solissimo.', 'Enter the card points Bruno took, the last trick included: 0 to 11.']
+    """  # noqa: E501
+    if standing.decided:
+        return [RuleError("match_decided")]
+    if entry.a_monte:
+        return []
+    if entry.soloist is None:
+        return [RuleError("terziglio_soloist_required", part="soloist")]
+    if entry.soloist >= TERZIGLIO_PLAYERS:
+        return [RuleError("terziglio_soloist_not_seated", part="soloist")]
+    params = {"player": rules.player_names[entry.soloist], "max": CARD_POINTS_PER_DEAL}
+    errors = []
+    if entry.bid is None:
+        errors.append(RuleError("terziglio_bid_required", params, part="bid"))
+    if entry.card_points is None:
+        errors.append(RuleError("terziglio_card_points_required", params, part="card_points"))
+    elif entry.card_points > CARD_POINTS_PER_DEAL:
+        params = {**params, "value": entry.card_points}
+        errors.append(RuleError("terziglio_card_points_too_high", params, part="card_points"))
+    return errors
+
+
+def terziglio_changes(
+    entry: TerziglioEntry, payment: Payment = Payment.DIFFERENCE
+) -> tuple[int, int, int]:
+    """What a checked deal moves each balance by. Each of the two opponents pays the soloist
+    who took 6 or more the stake, or is paid it by one who took less: the three changes sum
+    to zero. The stake is the bid's multiplier (chiamo 1, solo 2, solissimo 3) times the
+    difference of card points (DIFFERENCE) or times 1 (FLAT).
+
+    Anna (seat 0) wins a chiamo 7–4: the difference is 3, so Bruno and Carla pay 3 each.
+
+    >>> terziglio_changes(TerziglioEntry(0, Bid.CHIAMO, 7))
+    (6, -3, -3)
+
+    Bruno loses a solo 5–6: the difference 1, doubled, to each of the other two.
+
+    >>> terziglio_changes(TerziglioEntry(1, Bid.SOLO, 5))
+    (2, -4, 2)
+
+    Carla wins a solissimo 8–3: the difference 5, tripled; flat, 1 tripled.
+
+    >>> terziglio_changes(TerziglioEntry(2, Bid.SOLISSIMO, 8))
+    (-15, -15, 30)
+    >>> terziglio_changes(TerziglioEntry(2, Bid.SOLISSIMO, 8), Payment.FLAT)
+    (-3, -3, 6)
+    """
+    if entry.a_monte:
+        return (0, 0, 0)
+    soloist, cards = entry.soloist, entry.card_points
+    difference = cards - (CARD_POINTS_PER_DEAL - cards)  # never 0: 11 is odd
+    per_opponent = abs(difference) if Payment(payment) is Payment.DIFFERENCE else 1
+    stake = BID_MULTIPLIERS[entry.bid] * per_opponent
+    stake = stake if cards >= TERZIGLIO_SOLOIST_WINS else -stake
+    changes = [-stake] * TERZIGLIO_PLAYERS
+    changes[soloist] = 2 * stake
+    return (changes[0], changes[1], changes[2])
+
+
+def _terziglio_winner(rules: TerziglioRules, balances: tuple[int, ...], deals: int) -> int | None:
+    """The highest balance wins once the match ends (a balance at the line, or the agreed
+    number of deals played); two highest balances alike play another deal."""
+    if rules.end is TerziglioEnd.STOPPED:
+        return None
+    if rules.end is TerziglioEnd.LINE and max(balances) < rules.line:
+        return None
+    if rules.end is TerziglioEnd.DEALS and deals < rules.deals:
+        return None
+    return _only(balances, max(balances))
+
+
+def next_terziglio_deal(
+    rules: TerziglioRules, standing: TerziglioStanding, entry: TerziglioEntry, *, check: bool = True
+) -> tuple[TerziglioDeal, TerziglioStanding]:
+    """Check `entry` as the deal after `standing` (DealInvalid, its errors carrying the deal's
+    number), score it, and say where it leaves the match.
+
+    Line 21. Anna, 16 up, wins a chiamo 8–3 and reaches 26: she has won.
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> deal, after = next_terziglio_deal(
+    ...     rules, TerziglioStanding((16, -6, -10), 4, None, 1), TerziglioEntry(0, Bid.CHIAMO, 8)
+    ... )
+    >>> deal.number, deal.dealer, deal.changes, after
+    (5, 1, (10, -5, -5), TerziglioStanding(balances=(26, -11, -15), deals=5, winner=0, next_dealer=2))
+    """  # noqa: E501
+    number = standing.deals + 1
+    if check:
+        _raise_if_invalid(terziglio_errors(rules, standing, entry), number)
+    changes = terziglio_changes(entry, rules.payment)
+    balances = tuple(b + c for b, c in zip(standing.balances, changes, strict=True))
+    dealer = standing.next_dealer
+    deal = TerziglioDeal(number, entry, changes, balances, dealer)
+    winner = _terziglio_winner(rules, balances, number)
+    return deal, TerziglioStanding(balances, number, winner, (dealer + 1) % TERZIGLIO_PLAYERS)
+
+
+def evaluate_terziglio(
+    rules: TerziglioRules,
+    entries: Sequence[TerziglioEntry],
+    *,
+    first_dealer: int = 0,
+    checked_from: int = 1,
+) -> TerziglioOutcome:
+    """Check and score every deal in order (those numbered before `checked_from` are scored
+    as they stand, checked when stored) and say where the match stands.
+
+    A chiamo won 7–4, a deal a monte, a solo lost 5–6, then a solissimo won 8–3: line 21.
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> outcome = evaluate_terziglio(rules, [
+    ...     TerziglioEntry(0, Bid.CHIAMO, 7),
+    ...     TerziglioEntry(),
+    ...     TerziglioEntry(1, Bid.SOLO, 5),
+    ...     TerziglioEntry(2, Bid.SOLISSIMO, 8),
+    ... ])
+    >>> [deal.balances for deal in outcome.deals]
+    [(6, -3, -3), (6, -3, -3), (8, -7, -1), (-7, -22, 29)]
+    >>> outcome.standing.winner, outcome.standing.next_dealer
+    (2, 1)
+    """
+    _check_first_dealer(first_dealer, TERZIGLIO_PLAYERS)
+    standing, deals = TerziglioStanding(next_dealer=first_dealer), []
+    for number, entry in enumerate(entries, start=1):
+        deal, standing = next_terziglio_deal(rules, standing, entry, check=number >= checked_from)
+        deals.append(deal)
+    return TerziglioOutcome(tuple(deals), standing)
