@@ -1635,7 +1635,9 @@ _DEAL_THIRDS = 3 * _ACES + _FIGURES + 3
 
 
 def a_perdere_hands(players: int) -> tuple[int, int]:
-    """(cards dealt to each player, cards set aside): a 4, worth nothing, with three.
+    """(cards dealt to each player, cards left over). With three the one left over is a 4,
+    worth nothing, or the dealer's discard, which goes to the last trick's taker: either way
+    every point in the deck is taken.
 
     >>> [a_perdere_hands(players) for players in A_PERDERE_PLAYERS]
     [(13, 1), (10, 0), (8, 0)]
