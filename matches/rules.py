@@ -1353,6 +1353,16 @@ def _check_first_dealer(first_dealer: int, players: int) -> None:
         raise ValueError("first_dealer is a seat index")
 
 
+def _play_out(step, rules, standing, entries: Sequence, *, checked_from: int) -> tuple:
+    """(the scored deals, the standing after them): each entry in turn by `step`, a game's
+    next-deal function, checked from deal number `checked_from` on."""
+    deals = []
+    for number, entry in enumerate(entries, start=1):
+        deal, standing = step(rules, standing, entry, check=number >= checked_from)
+        deals.append(deal)
+    return tuple(deals), standing
+
+
 def _raise_if_invalid(errors: list[RuleError], number: int) -> None:
     """DealInvalid listing `errors`, each carrying the deal's number; nothing if none."""
     for error in errors:
@@ -1606,11 +1616,10 @@ def evaluate_terziglio(
     (2, 1)
     """
     _check_first_dealer(first_dealer, TERZIGLIO_PLAYERS)
-    standing, deals = TerziglioStanding(next_dealer=first_dealer), []
-    for number, entry in enumerate(entries, start=1):
-        deal, standing = next_terziglio_deal(rules, standing, entry, check=number >= checked_from)
-        deals.append(deal)
-    return TerziglioOutcome(tuple(deals), standing)
+    start = TerziglioStanding(next_dealer=first_dealer)
+    return TerziglioOutcome(
+        *_play_out(next_terziglio_deal, rules, start, entries, checked_from=checked_from)
+    )
 
 
 # --- Tressette a perdere (Rovescino, Ciapanò, Traversone): fewest points ------------------
@@ -1917,9 +1926,7 @@ def evaluate_a_perdere(
     ((3, 4, 5, None), 3)
     """
     _check_first_dealer(first_dealer, rules.players)
-    standing = APerdereStanding((0,) * rules.players, next_dealer=first_dealer)
-    deals = []
-    for number, entry in enumerate(entries, start=1):
-        deal, standing = next_a_perdere_deal(rules, standing, entry, check=number >= checked_from)
-        deals.append(deal)
-    return APerdereOutcome(tuple(deals), standing)
+    start = APerdereStanding((0,) * rules.players, next_dealer=first_dealer)
+    return APerdereOutcome(
+        *_play_out(next_a_perdere_deal, rules, start, entries, checked_from=checked_from)
+    )

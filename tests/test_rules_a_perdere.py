@@ -340,3 +340,9 @@ def test_one_deal_at_a_time_agrees_with_the_whole_match(data, players, end):
     outcome = evaluate_a_perdere(rules, entries)
     assert outcome.deals == tuple(deals)
     assert outcome.standing == standing
+
+
+def test_the_first_dealer_sits_at_the_table():
+    with pytest.raises(ValueError):
+        evaluate_a_perdere(RULES, [], first_dealer=4)
+    assert evaluate_a_perdere(RULES, [], first_dealer=3).standing.next_dealer == DINO

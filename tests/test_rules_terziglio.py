@@ -260,3 +260,9 @@ def test_balances_sum_to_zero_after_every_deal_and_one_deal_at_a_time_agrees(
         again, standing = next_terziglio_deal(rules, standing, entry)
         assert again == deal
     assert standing == outcome.standing
+
+
+def test_the_first_dealer_sits_at_the_table():
+    with pytest.raises(ValueError):
+        evaluate_terziglio(RULES, [], first_dealer=3)
+    assert evaluate_terziglio(RULES, [], first_dealer=2).standing.next_dealer == 2
