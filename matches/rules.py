@@ -203,6 +203,53 @@ MESSAGES = {
         "It is said to have ended by %(given)s, but by the deals it ended by %(reason)s."
     ),
     "result_finish_time": gettext_noop("A finished match needs the time it ended."),
+    # Terziglio (Calabresella)
+    "deals_out_of_range": gettext_noop(
+        "The number of deals must be from %(min)s to %(max)s, not %(value)s."
+    ),
+    "terziglio_soloist_required": gettext_noop(
+        "Say who played alone, or leave the deal a monte if all three passed."
+    ),
+    "terziglio_soloist_not_seated": gettext_noop(
+        "Pick one of the three players as the one who played alone."
+    ),
+    "terziglio_bid_required": gettext_noop("Say what %(player)s bid: chiamo, solo or solissimo."),
+    "terziglio_card_points_required": gettext_noop(
+        "Enter the card points %(player)s took, the last trick included: 0 to %(max)s."
+    ),
+    "terziglio_card_points_too_high": gettext_noop(
+        "%(player)s: card points cannot be more than %(max)s, the last trick included."
+    ),
+    # Tressette a perdere (Rovescino, Ciapanò, Traversone)
+    "a_perdere_players": gettext_noop(
+        "Tressette a perdere is played by %(min)s to %(max)s players, not %(value)s."
+    ),
+    "a_perdere_points_count": gettext_noop("Enter one number for each of the %(count)s players."),
+    "a_perdere_player_out": gettext_noop(
+        "%(player)s is out of the match and plays no more: their card points are 0."
+    ),
+    "a_perdere_total": gettext_noop(
+        "Check the counts: with %(count)s players in, card points (the last trick included) "
+        "add up to %(min)s to %(max)s, not %(sum)s."
+    ),
+    "a_perdere_total_exact": gettext_noop(
+        "Check the counts: with %(count)s players in, card points (the last trick included) "
+        "add up to %(expected)s, not %(sum)s."
+    ),
+    "a_perdere_sweep_unmarked": gettext_noop(
+        "%(player)s took every point: that is the reversed sweep, 0 for them and %(points)s for "
+        "everyone else. Mark it as such."
+    ),
+    "a_perdere_sweep_not_played": gettext_noop(
+        "This match is played without the reversed sweep: enter each player's card points."
+    ),
+    "a_perdere_sweeper_not_in": gettext_noop(
+        "Pick one of the players still in as the one who took every point."
+    ),
+    "a_perdere_sweeper_points": gettext_noop(
+        "In the reversed sweep %(player)s took every point: their card points are %(points)s and "
+        "everyone else's 0."
+    ),
 }
 
 
@@ -1287,3 +1334,599 @@ def evening_tally(played: Sequence[Played], evening: Evening) -> Tally:
                 was = count.get(who, Count(who))
                 count[who] = Count(who, was.played + counted, was.won + won, was.games + games)
     return Tally(tuple(sides.values()), tuple(players.values()), tuple(series), tuple(matches))
+
+
+# --- Games of each for themselves: shared -------------------------------------------------
+#
+# A side is one player. Seats run anticlockwise and the deal passes to the right, the next
+# seat, as in the partnership game. docs/rules.md cites the sources of both games.
+
+
+def _only(values: Sequence[int], value: int) -> int | None:
+    """The seat holding `value`, if exactly one does; else None (a tie)."""
+    holders = [seat for seat, held in enumerate(values) if held == value]
+    return holders[0] if len(holders) == 1 else None
+
+
+def _check_first_dealer(first_dealer: int, players: int) -> None:
+    if not 0 <= first_dealer < players:
+        raise ValueError("first_dealer is a seat index")
+
+
+def _play_out(step, rules, standing, entries: Sequence, *, checked_from: int) -> tuple:
+    """(the scored deals, the standing after them): each entry in turn by `step`, a game's
+    next-deal function, checked from deal number `checked_from` on."""
+    deals = []
+    for number, entry in enumerate(entries, start=1):
+        deal, standing = step(rules, standing, entry, check=number >= checked_from)
+        deals.append(deal)
+    return tuple(deals), standing
+
+
+def _raise_if_invalid(errors: list[RuleError], number: int) -> None:
+    """DealInvalid listing `errors`, each carrying the deal's number; nothing if none."""
+    for error in errors:
+        error.deal_number = number
+    if errors:
+        raise DealInvalid(errors)
+
+
+# --- Terziglio (Calabresella): one soloist against two ------------------------------------
+
+
+class Bid(StrEnum):
+    CHIAMO = "chiamo"  # calls a card from the others and takes the monte
+    SOLO = "solo"  # takes the monte, calls no card
+    SOLISSIMO = "solissimo"  # plays the twelve cards dealt
+
+
+class Payment(StrEnum):
+    """What each opponent pays the soloist who wins (and is paid by one who loses)."""
+
+    DIFFERENCE = "difference"  # the difference of card points (7–4 pays 3), times the bid's
+    FLAT = "flat"  # 1, times the bid's
+
+
+class TerziglioEnd(StrEnum):
+    LINE = "line"  # when a balance reaches the line
+    DEALS = "deals"  # after the agreed number of deals
+    STOPPED = "stopped"  # when the table stops: no rule ends it
+
+
+BID_MULTIPLIERS = {Bid.CHIAMO: 1, Bid.SOLO: 2, Bid.SOLISSIMO: 3}
+TERZIGLIO_PLAYERS = 3
+# A soloist needs most of the deal's 11 card points (the other two's are the rest): 6.
+TERZIGLIO_SOLOIST_WINS = CARD_POINTS_PER_DEAL // 2 + 1
+DEFAULT_DEALS, MIN_DEALS, MAX_DEALS = 12, 1, 99  # 12: each player deals four times
+
+
+@dataclass(frozen=True)
+class TerziglioRules:
+    """What a table of three agreed: how a deal pays, when the match ends, the names."""
+
+    payment: Payment = Payment.DIFFERENCE
+    end: TerziglioEnd = TerziglioEnd.LINE
+    line: int = DEFAULT_LINE  # with end LINE: the balance that ends the match
+    deals: int = DEFAULT_DEALS  # with end DEALS: how many deals the match has
+    player_names: tuple[str, str, str] = ("Player 1", "Player 2", "Player 3")
+
+    def __post_init__(self) -> None:
+        check_line(self.line)
+        if not MIN_DEALS <= self.deals <= MAX_DEALS:
+            params = {"min": MIN_DEALS, "max": MAX_DEALS, "value": self.deals}
+            raise RuleError("deals_out_of_range", params, part="deals")
+        if len(self.player_names) != TERZIGLIO_PLAYERS:
+            raise ValueError("Terziglio has three players")
+        object.__setattr__(self, "payment", Payment(self.payment))
+        object.__setattr__(self, "end", TerziglioEnd(self.end))
+        object.__setattr__(self, "player_names", tuple(self.player_names))
+
+
+@dataclass(frozen=True)
+class TerziglioEntry:
+    """One deal: who played alone (seat 0-2), what they bid, and the card points they took,
+    the last trick included; the other two took the rest of the 11. Nothing at all: the
+    deal went a monte (all three passed) and scores nothing.
+
+    >>> TerziglioEntry(0, Bid.CHIAMO, 7).a_monte, TerziglioEntry().a_monte
+    (False, True)
+    """
+
+    soloist: int | None = None
+    bid: Bid | None = None
+    card_points: int | None = None
+
+    def __post_init__(self) -> None:
+        for value in (self.soloist, self.card_points):
+            if not (value is None or _is_whole(value)):
+                raise ValueError("soloist and card points are whole numbers or None")
+        if self.bid is not None:
+            object.__setattr__(self, "bid", Bid(self.bid))
+
+    @property
+    def a_monte(self) -> bool:
+        return self.soloist is None and self.bid is None and self.card_points is None
+
+
+@dataclass(frozen=True)
+class TerziglioStanding:
+    """Where a match of three stands before its next deal: the balances (they sum to zero),
+    how many deals, the winner once decided, who deals next."""
+
+    balances: tuple[int, int, int] = (0, 0, 0)
+    deals: int = 0
+    winner: int | None = None
+    next_dealer: int = 0
+
+    @property
+    def decided(self) -> bool:
+        return self.winner is not None
+
+
+@dataclass(frozen=True)
+class TerziglioDeal:
+    """One row of the sheet: what the deal moved each balance by, and the balances after."""
+
+    number: int
+    entry: TerziglioEntry
+    changes: tuple[int, int, int]
+    balances: tuple[int, int, int]
+    dealer: int
+
+    @property
+    def soloist_won(self) -> bool | None:
+        """None for a deal a monte."""
+        cards = self.entry.card_points
+        return None if cards is None else cards >= TERZIGLIO_SOLOIST_WINS
+
+
+@dataclass(frozen=True)
+class TerziglioOutcome:
+    deals: tuple[TerziglioDeal, ...]
+    standing: TerziglioStanding
+
+
+def terziglio_errors(
+    rules: TerziglioRules, standing: TerziglioStanding, entry: TerziglioEntry
+) -> list[RuleError]:
+    """Every rule `entry` breaks as the next deal after `standing`: a deal played names its
+    soloist, the bid and the soloist's card points (0 to 11).
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> [str(e) for e in terziglio_errors(rules, TerziglioStanding(), TerziglioEntry(1))]
+    ['Say what Bruno bid: chiamo, solo or solissimo.', 'Enter the card points Bruno took, the last trick included: 0 to 11.']
+    """  # noqa: E501
+    if standing.decided:
+        return [RuleError("match_decided")]
+    if entry.a_monte:
+        return []
+    if entry.soloist is None:
+        return [RuleError("terziglio_soloist_required", part="soloist")]
+    if entry.soloist >= TERZIGLIO_PLAYERS:
+        return [RuleError("terziglio_soloist_not_seated", part="soloist")]
+    params = {"player": rules.player_names[entry.soloist], "max": CARD_POINTS_PER_DEAL}
+    errors = []
+    if entry.bid is None:
+        errors.append(RuleError("terziglio_bid_required", params, part="bid"))
+    if entry.card_points is None:
+        errors.append(RuleError("terziglio_card_points_required", params, part="card_points"))
+    elif entry.card_points > CARD_POINTS_PER_DEAL:
+        params = {**params, "value": entry.card_points}
+        errors.append(RuleError("terziglio_card_points_too_high", params, part="card_points"))
+    return errors
+
+
+def terziglio_changes(
+    entry: TerziglioEntry, payment: Payment = Payment.DIFFERENCE
+) -> tuple[int, int, int]:
+    """What a checked deal moves each balance by. Each of the two opponents pays the soloist
+    who took 6 or more the stake, or is paid it by one who took less: the three changes sum
+    to zero. The stake is the bid's multiplier (chiamo 1, solo 2, solissimo 3) times the
+    difference of card points (DIFFERENCE) or times 1 (FLAT).
+
+    Anna (seat 0) wins a chiamo 7–4: the difference is 3, so Bruno and Carla pay 3 each.
+
+    >>> terziglio_changes(TerziglioEntry(0, Bid.CHIAMO, 7))
+    (6, -3, -3)
+
+    Bruno loses a solo 5–6: the difference 1, doubled, to each of the other two.
+
+    >>> terziglio_changes(TerziglioEntry(1, Bid.SOLO, 5))
+    (2, -4, 2)
+
+    Carla wins a solissimo 8–3: the difference 5, tripled; flat, 1 tripled.
+
+    >>> terziglio_changes(TerziglioEntry(2, Bid.SOLISSIMO, 8))
+    (-15, -15, 30)
+    >>> terziglio_changes(TerziglioEntry(2, Bid.SOLISSIMO, 8), Payment.FLAT)
+    (-3, -3, 6)
+    """
+    if entry.a_monte:
+        return (0, 0, 0)
+    soloist, cards = entry.soloist, entry.card_points
+    difference = cards - (CARD_POINTS_PER_DEAL - cards)  # never 0: 11 is odd
+    per_opponent = abs(difference) if Payment(payment) is Payment.DIFFERENCE else 1
+    stake = BID_MULTIPLIERS[entry.bid] * per_opponent
+    stake = stake if cards >= TERZIGLIO_SOLOIST_WINS else -stake
+    changes = [-stake] * TERZIGLIO_PLAYERS
+    changes[soloist] = 2 * stake
+    return (changes[0], changes[1], changes[2])
+
+
+def _terziglio_winner(rules: TerziglioRules, balances: tuple[int, ...], deals: int) -> int | None:
+    """The highest balance wins once the match ends (a balance at the line, or the agreed
+    number of deals played); two highest balances alike play another deal."""
+    if rules.end is TerziglioEnd.STOPPED:
+        return None
+    if rules.end is TerziglioEnd.LINE and max(balances) < rules.line:
+        return None
+    if rules.end is TerziglioEnd.DEALS and deals < rules.deals:
+        return None
+    return _only(balances, max(balances))
+
+
+def next_terziglio_deal(
+    rules: TerziglioRules, standing: TerziglioStanding, entry: TerziglioEntry, *, check: bool = True
+) -> tuple[TerziglioDeal, TerziglioStanding]:
+    """Check `entry` as the deal after `standing` (DealInvalid, its errors carrying the deal's
+    number), score it, and say where it leaves the match.
+
+    Line 21. Anna, 16 up, wins a chiamo 8–3 and reaches 26: she has won.
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> deal, after = next_terziglio_deal(
+    ...     rules, TerziglioStanding((16, -6, -10), 4, None, 1), TerziglioEntry(0, Bid.CHIAMO, 8)
+    ... )
+    >>> deal.number, deal.dealer, deal.changes, after
+    (5, 1, (10, -5, -5), TerziglioStanding(balances=(26, -11, -15), deals=5, winner=0, next_dealer=2))
+    """  # noqa: E501
+    number = standing.deals + 1
+    if check:
+        _raise_if_invalid(terziglio_errors(rules, standing, entry), number)
+    changes = terziglio_changes(entry, rules.payment)
+    balances = tuple(b + c for b, c in zip(standing.balances, changes, strict=True))
+    dealer = standing.next_dealer
+    deal = TerziglioDeal(number, entry, changes, balances, dealer)
+    winner = _terziglio_winner(rules, balances, number)
+    return deal, TerziglioStanding(balances, number, winner, (dealer + 1) % TERZIGLIO_PLAYERS)
+
+
+def evaluate_terziglio(
+    rules: TerziglioRules,
+    entries: Sequence[TerziglioEntry],
+    *,
+    first_dealer: int = 0,
+    checked_from: int = 1,
+) -> TerziglioOutcome:
+    """Check and score every deal in order (those numbered before `checked_from` are scored
+    as they stand, checked when stored) and say where the match stands.
+
+    A chiamo won 7–4, a deal a monte, a solo lost 5–6, then a solissimo won 8–3: line 21.
+
+    >>> rules = TerziglioRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> outcome = evaluate_terziglio(rules, [
+    ...     TerziglioEntry(0, Bid.CHIAMO, 7),
+    ...     TerziglioEntry(),
+    ...     TerziglioEntry(1, Bid.SOLO, 5),
+    ...     TerziglioEntry(2, Bid.SOLISSIMO, 8),
+    ... ])
+    >>> [deal.balances for deal in outcome.deals]
+    [(6, -3, -3), (6, -3, -3), (8, -7, -1), (-7, -22, 29)]
+    >>> outcome.standing.winner, outcome.standing.next_dealer
+    (2, 1)
+    """
+    _check_first_dealer(first_dealer, TERZIGLIO_PLAYERS)
+    start = TerziglioStanding(next_dealer=first_dealer)
+    return TerziglioOutcome(
+        *_play_out(next_terziglio_deal, rules, start, entries, checked_from=checked_from)
+    )
+
+
+# --- Tressette a perdere (Rovescino, Ciapanò, Traversone): fewest points ------------------
+
+
+class APerdereEnd(StrEnum):
+    LAST_IN = "last_in"  # who reaches the line is out; the last one in wins
+    LOWEST = "lowest"  # the first to reach the line ends the match; the lowest total wins
+
+
+class Fractions(StrEnum):
+    """What becomes of the thirds a player's count leaves over."""
+
+    OWN = "own"  # each player drops their own: 9 to 11 points a deal
+    TO_LAST_TRICK = "to_last_trick"  # the last trick's taker is charged them all: always 11
+
+
+A_PERDERE_PLAYERS = (3, 4, 5)
+_DECK_CARDS = 40
+# A deal's points in thirds: each ace 3, each figure 1, the last trick 3.
+_DEAL_THIRDS = 3 * _ACES + _FIGURES + 3
+
+
+def a_perdere_hands(players: int) -> tuple[int, int]:
+    """(cards dealt to each player, cards left over). With three the one left over is a 4,
+    worth nothing, or the dealer's discard, which goes to the last trick's taker: either way
+    every point in the deck is taken.
+
+    >>> [a_perdere_hands(players) for players in A_PERDERE_PLAYERS]
+    [(13, 1), (10, 0), (8, 0)]
+    """
+    return divmod(_DECK_CARDS, players)
+
+
+@cache
+def a_perdere_totals(players: int, fractions: Fractions = Fractions.OWN) -> frozenset[int]:
+    """Every total of card points a deal among `players` can have.
+
+    The deck and the last trick hold 35 thirds, shared among the players' piles in any way
+    (each pile holds whole tricks, but with 8 tricks or more a deal and at most 5 players
+    that never limits who can take what). Each player drops their own fraction, so a deal
+    loses up to two thirds a player: with two sides that is always 11 (the partnership
+    game's), with three 10 or 11, with four or five 9 to 11. Charged to the last trick's
+    taker, the thirds left over make it 11 whatever the players.
+
+    >>> sorted(a_perdere_totals(3)), sorted(a_perdere_totals(4)), sorted(a_perdere_totals(5))
+    ([10, 11], [9, 10, 11], [9, 10, 11])
+    >>> sorted(a_perdere_totals(4, Fractions.TO_LAST_TRICK))
+    [11]
+    """
+    if Fractions(fractions) is Fractions.TO_LAST_TRICK:
+        return frozenset({_DEAL_THIRDS // 3})
+    shares = {(0, 0)}  # (thirds taken, points counted) by the players so far
+    for _ in range(players):
+        shares = {
+            (thirds + mine, points + mine // 3)
+            for thirds, points in shares
+            for mine in range(_DEAL_THIRDS - thirds + 1)
+        }
+    return frozenset(points for thirds, points in shares if thirds == _DEAL_THIRDS)
+
+
+@dataclass(frozen=True)
+class APerdereRules:
+    """What the table agreed: its players (3 to 5), the line, how the match ends, what
+    becomes of the fractions, and whether it plays the reversed sweep."""
+
+    player_names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
+    line: int = DEFAULT_LINE
+    end: APerdereEnd = APerdereEnd.LAST_IN
+    fractions: Fractions = Fractions.OWN
+    reversed_sweep: bool = True
+
+    def __post_init__(self) -> None:
+        check_line(self.line)
+        if len(self.player_names) not in A_PERDERE_PLAYERS:
+            params = {
+                "min": A_PERDERE_PLAYERS[0],
+                "max": A_PERDERE_PLAYERS[-1],
+                "value": len(self.player_names),
+            }
+            raise RuleError("a_perdere_players", params, part="players")
+        object.__setattr__(self, "player_names", tuple(self.player_names))
+        object.__setattr__(self, "end", APerdereEnd(self.end))
+        object.__setattr__(self, "fractions", Fractions(self.fractions))
+
+    @property
+    def players(self) -> int:
+        return len(self.player_names)
+
+
+@dataclass(frozen=True)
+class APerdereEntry:
+    """One deal: each player's card points, the last trick included (0 for a player out),
+    and `sweeper`, the player who took every point (the reversed sweep), or None.
+
+    >>> APerdereEntry((11, 0, 0, 0), sweeper=0).sweeper
+    0
+    """
+
+    card_points: tuple[int, ...]
+    sweeper: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "card_points", tuple(self.card_points))
+        if not all(map(_is_whole, self.card_points)):
+            raise ValueError("card points are whole numbers, 0 or more")
+        if not (self.sweeper is None or _is_whole(self.sweeper)):
+            raise ValueError("sweeper is a seat or None")
+
+
+@dataclass(frozen=True)
+class APerdereStanding:
+    """Where the match stands before its next deal: each player's total, how many deals,
+    the deal after which each player went out (None while in), the winner once decided,
+    who deals next."""
+
+    totals: tuple[int, ...]
+    deals: int = 0
+    out_after: tuple[int | None, ...] = ()
+    winner: int | None = None
+    next_dealer: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.out_after:
+            object.__setattr__(self, "out_after", (None,) * len(self.totals))
+
+    @property
+    def decided(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def still_in(self) -> tuple[int, ...]:
+        return tuple(seat for seat, out in enumerate(self.out_after) if out is None)
+
+
+@dataclass(frozen=True)
+class APerdereDeal:
+    """One row of the sheet: the points the deal charged, the totals after, who went out."""
+
+    number: int
+    entry: APerdereEntry
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    dealer: int
+    out: tuple[int, ...]  # the players this deal put out
+
+
+@dataclass(frozen=True)
+class APerdereOutcome:
+    deals: tuple[APerdereDeal, ...]
+    standing: APerdereStanding
+
+
+def a_perdere_errors(
+    rules: APerdereRules, standing: APerdereStanding, entry: APerdereEntry
+) -> list[RuleError]:
+    """Every rule `entry` breaks as the next deal after `standing`: one number a player, 0
+    for those out; the reversed sweep where the table plays it, by a player still in who
+    took all 11; else a total the deck allows for the players still in.
+
+    >>> rules = APerdereRules(player_names=("Anna", "Bruno", "Carla", "Dino"))
+    >>> start = APerdereStanding((0, 0, 0, 0))
+    >>> [str(e) for e in a_perdere_errors(rules, start, APerdereEntry((4, 3, 2, 3)))]
+    ['Check the counts: with 4 players in, card points (the last trick included) add up to 9 to 11, not 12.']
+    """  # noqa: E501
+    if standing.decided:
+        return [RuleError("match_decided")]
+    names, cards, still_in = rules.player_names, entry.card_points, standing.still_in
+    if len(cards) != rules.players:
+        return [RuleError("a_perdere_points_count", {"count": rules.players}, part="card_points")]
+    out_with_points = [
+        RuleError("a_perdere_player_out", {"player": names[seat]}, part="card_points", side=seat)
+        for seat in range(rules.players)
+        if seat not in still_in and cards[seat]
+    ]
+    if out_with_points:
+        return out_with_points
+    if entry.sweeper is not None:
+        return _reversed_sweep_errors(rules, still_in, entry)
+    total, possible = sum(cards), a_perdere_totals(len(still_in), rules.fractions)
+    if total not in possible:
+        params = {"count": len(still_in), "sum": total, "min": min(possible), "max": max(possible)}
+        code = "a_perdere_total" if len(possible) > 1 else "a_perdere_total_exact"
+        return [RuleError(code, {**params, "expected": min(possible)}, part="card_points")]
+    if rules.reversed_sweep and CARD_POINTS_PER_DEAL in cards:
+        sweeper = cards.index(CARD_POINTS_PER_DEAL)
+        params = {"player": names[sweeper], "points": CARD_POINTS_PER_DEAL}
+        return [RuleError("a_perdere_sweep_unmarked", params, part="sweeper")]
+    return []
+
+
+def _reversed_sweep_errors(
+    rules: APerdereRules, still_in: tuple[int, ...], entry: APerdereEntry
+) -> list[RuleError]:
+    sweeper = entry.sweeper
+    if not rules.reversed_sweep:
+        return [RuleError("a_perdere_sweep_not_played", part="sweeper")]
+    if sweeper not in still_in:
+        return [RuleError("a_perdere_sweeper_not_in", part="sweeper")]
+    swept = [CARD_POINTS_PER_DEAL if seat == sweeper else 0 for seat in range(rules.players)]
+    if list(entry.card_points) != swept:
+        params = {"player": rules.player_names[sweeper], "points": CARD_POINTS_PER_DEAL}
+        return [RuleError("a_perdere_sweeper_points", params, part="card_points", side=sweeper)]
+    return []
+
+
+def a_perdere_points(entry: APerdereEntry, still_in: Sequence[int]) -> tuple[int, ...]:
+    """What a checked deal charges each player: their card points; in the reversed sweep, 0
+    to the sweeper and the full 11 to every other player still in.
+
+    >>> a_perdere_points(APerdereEntry((11, 0, 0, 0), sweeper=0), still_in=(0, 1, 3))
+    (0, 11, 0, 11)
+    """
+    if entry.sweeper is None:
+        return entry.card_points
+    return tuple(
+        CARD_POINTS_PER_DEAL if seat in still_in and seat != entry.sweeper else 0
+        for seat in range(len(entry.card_points))
+    )
+
+
+def _a_perdere_settle(
+    rules: APerdereRules, still_in: tuple[int, ...], totals: tuple[int, ...]
+) -> tuple[tuple[int, ...], int | None]:
+    """(who goes out, the winner or None) once a deal's points are added.
+
+    Last one in: those at or past the line go out, and the one left wins. When every player
+    still in reaches it at once, the lowest total wins; the lowest alike play on. Lowest:
+    once anyone reaches the line, the lowest total wins; the lowest alike play on.
+    """
+    reached = tuple(seat for seat in still_in if totals[seat] >= rules.line)
+    if not reached:
+        return (), None
+    if rules.end is APerdereEnd.LOWEST:
+        return (), _only(totals, min(totals))
+    left = [seat for seat in still_in if seat not in reached]
+    if len(left) > 1:
+        return reached, None
+    if left:
+        return reached, left[0]
+    lowest = min(totals[seat] for seat in still_in)
+    stay = [seat for seat in still_in if totals[seat] == lowest]
+    return tuple(seat for seat in reached if seat not in stay), stay[0] if len(stay) == 1 else None
+
+
+def next_a_perdere_deal(
+    rules: APerdereRules, standing: APerdereStanding, entry: APerdereEntry, *, check: bool = True
+) -> tuple[APerdereDeal, APerdereStanding]:
+    """Check `entry` as the deal after `standing` (DealInvalid, its errors carrying the deal's
+    number), score it, and say where it leaves the match; the deal passes to the next player
+    still in.
+
+    Line 21, last one in wins. Carla, at 19, is charged 2 and goes out; Bruno deals next.
+
+    >>> rules = APerdereRules(player_names=("Anna", "Bruno", "Carla"))
+    >>> deal, after = next_a_perdere_deal(
+    ...     rules, APerdereStanding((12, 15, 19), 6, next_dealer=0), APerdereEntry((5, 4, 2))
+    ... )
+    >>> deal.totals, deal.out, after.still_in, after.winner, after.next_dealer
+    ((17, 19, 21), (2,), (0, 1), None, 1)
+    """
+    number = standing.deals + 1
+    if check:
+        _raise_if_invalid(a_perdere_errors(rules, standing, entry), number)
+    still_in = standing.still_in
+    points = a_perdere_points(entry, still_in)
+    totals = tuple(total + point for total, point in zip(standing.totals, points, strict=True))
+    out, winner = _a_perdere_settle(rules, still_in, totals)
+    out_after = tuple(number if seat in out else was for seat, was in enumerate(standing.out_after))
+    dealer = standing.next_dealer
+    players = rules.players
+    seats_after = ((dealer + step) % players for step in range(1, players + 1))
+    next_dealer = next(seat for seat in seats_after if out_after[seat] is None)
+    deal = APerdereDeal(number, entry, points, totals, dealer, out)
+    return deal, APerdereStanding(totals, number, out_after, winner, next_dealer)
+
+
+def evaluate_a_perdere(
+    rules: APerdereRules,
+    entries: Sequence[APerdereEntry],
+    *,
+    first_dealer: int = 0,
+    checked_from: int = 1,
+) -> APerdereOutcome:
+    """Check and score every deal in order (those numbered before `checked_from` are scored
+    as they stand, checked when stored) and say where the match stands.
+
+    Four players, line 21, the last one in wins. Dino takes every point in the second deal:
+    11 to each of the others. Anna goes out after the third deal, Bruno after the fourth,
+    Carla after the fifth, played by two: Dino wins.
+
+    >>> rules = APerdereRules(player_names=("Anna", "Bruno", "Carla", "Dino"))
+    >>> outcome = evaluate_a_perdere(rules, [
+    ...     APerdereEntry((5, 3, 2, 0)),
+    ...     APerdereEntry((0, 0, 0, 11), sweeper=3),
+    ...     APerdereEntry((6, 1, 2, 1)),
+    ...     APerdereEntry((0, 7, 1, 2)),
+    ...     APerdereEntry((0, 0, 5, 6)),
+    ... ])
+    >>> [deal.totals for deal in outcome.deals]
+    [(5, 3, 2, 0), (16, 14, 13, 0), (22, 15, 15, 1), (22, 22, 16, 3), (22, 22, 21, 9)]
+    >>> outcome.standing.out_after, outcome.standing.winner
+    ((3, 4, 5, None), 3)
+    """
+    _check_first_dealer(first_dealer, rules.players)
+    start = APerdereStanding((0,) * rules.players, next_dealer=first_dealer)
+    return APerdereOutcome(
+        *_play_out(next_a_perdere_deal, rules, start, entries, checked_from=checked_from)
+    )
