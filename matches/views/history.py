@@ -37,34 +37,34 @@ def match_history(request: HttpRequest, token: str, match_id: int) -> HttpRespon
 @require_safe
 def result_picture(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     """The match's result as a picture (SVG) for the table's chat: the sheet's Share makes it a
-    PNG (share.js); without scripts, its link opens it. Unchanged since the phone's copy (the
-    same revision, in the same language), a 304."""
+    PNG (share.js); without scripts, its link opens it. The same while the match's revision
+    is (in the same language)."""
     state = selectors.match_state(token, match_id)
     if state is None:
         raise Http404
-    etag = f'"{state.revision}-{get_language()}"'
-    if (unchanged := get_conditional_response(request, etag=etag)) is not None:
-        return unchanged
-    result = selectors.load_result(token, match_id)
-    if result is None:  # deleted meanwhile
-        raise Http404
-    context = {"result": result, "picture": selectors.result_picture(result)}
-    response = render(request, "matches/result.svg", context, content_type="image/svg+xml")
-    response["ETag"] = etag
-    return response
+    load = partial(selectors.load_result, token, match_id)
+    return _picture(request, f'"{state.revision}-{get_language()}"', load, selectors.result_picture)
 
 
 @table_page
 @require_safe
 def tonight_picture(request: HttpRequest, token: str) -> HttpResponse:
     """Tonight's tally as a picture (SVG) for the table's chat, as a match's result is; the
-    same while the table's revision (and the day, which `since` says) is unchanged: a 304."""
+    same while the table's revision (and the day, which `since` says) is."""
     table = seen_table(token)
     etag = f'"{table.revision}-{timezone.localdate()}-{get_language()}"'
+    load = partial(selectors.load_tonight, table)
+    return _picture(request, etag, load, selectors.tonight_picture)
+
+
+def _picture(request: HttpRequest, etag: str, load, draw) -> HttpResponse:
+    """A 304 while the phone's copy has `etag`; else what `load` reads, drawn by `draw`."""
     if (unchanged := get_conditional_response(request, etag=etag)) is not None:
         return unchanged
-    tonight = selectors.load_tonight(table)
-    context = {"result": tonight, "picture": selectors.tonight_picture(tonight)}
+    shown = load()
+    if shown is None:  # deleted meanwhile
+        raise Http404
+    context = {"result": shown, "picture": draw(shown)}
     response = render(request, "matches/result.svg", context, content_type="image/svg+xml")
     response["ETag"] = etag
     return response
