@@ -208,6 +208,20 @@ class Chips(forms.RadioSelect):
     template_name = "matches/widgets/chips.html"
 
 
+class Kinds(Chips):
+    """The kinds of deal as chips, each saying what it asks for (sheet.js): whom a sweep names
+    (`data-sweeper`: "side" or "player") and whether its card points go without saying."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        kind = rules.DealKind(value)
+        if sweeper := rules.sweeper_named(kind):
+            option["attrs"]["data-sweeper"] = sweeper
+        if rules.card_points_implied(kind):
+            option["attrs"]["data-card-points-implied"] = ""
+        return option
+
+
 class Players(Chips):
     """The players of a match of four as chips in seat order, two abreast: each side's in
     its own column and colour, as its card points above (`side`, `data-side` on each)."""
@@ -562,7 +576,7 @@ class DealForm(StaleOnHidden, Form):
         label=_("Kind of deal"),
         choices=DEAL_KINDS,
         initial=rules.DealKind.NORMAL,
-        widget=Chips,
+        widget=Kinds,
         error_messages=_pick(_("Pick the kind of deal.")),
     )
     side = forms.TypedChoiceField(

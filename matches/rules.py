@@ -442,6 +442,27 @@ def is_sweep(kind: DealKind) -> bool:
     return kind in _SWEEPS
 
 
+def sweeper_named(kind: DealKind) -> str | None:
+    """Whom a sweep names as its sweeper: "side" (a cappotto, a stramazzo), "player" (one who
+    swept alone); None for a deal that is no sweep.
+
+    >>> sweeper_named(DealKind.STRAMAZZO), sweeper_named(DealKind.CAPPOTTONE)
+    ('side', 'player')
+    """
+    if not is_sweep(kind):
+        return None
+    return "player" if kind in SWEEPS_BY_ONE else "side"
+
+
+def card_points_implied(kind: DealKind) -> bool:
+    """Every trick to the sweepers: their card points go without saying (11 to 0).
+
+    >>> card_points_implied(DealKind.CAPPOTTONE), card_points_implied(DealKind.STRAMAZZO)
+    (True, False)
+    """
+    return side_sweep(kind) == DealKind.CAPPOTTO
+
+
 def side_sweep(kind: DealKind) -> DealKind:
     """The sweep by a side that `kind` is a case of (itself for any other kind): a cappottone
     is a cappotto made by one player alone, a stramazzone a stramazzo. Its card points are

@@ -134,6 +134,8 @@ def offline_words(language: str) -> str:
         "words": words,
         "checks": checks,
         "kinds": kinds,
+        # Whom each sweep names: "side", or "player" for one who swept alone.
+        "sweeps": {kind: by for kind in rules.DealKind if (by := rules.sweeper_named(kind))},
         "cards": rules.CARD_POINTS_PER_DEAL,
         "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
         "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},

@@ -11,12 +11,12 @@
   var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
   var FIELDS = ["kind", "side", "seat", "card_points_0", "card_points_1", "declared_points_0",
     "declared_points_1", "card_pad_0", "card_pad_1"];
-  // The sweeps, and how each names its sweeper: a side, or the player who swept alone.
-  var SWEEPS = { cappotto: "side", stramazzo: "side", cappottone: "player", stramazzone: "player" };
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
   var W = window.offlineWords; // the words and the rules' data (loaded before this file)
+  // The sweeps, and whom each names: "side", or "player" for one who swept alone.
+  var SWEEPS = W.sweeps;
   // Where the sheet stands (the deal form's #offline-data) with what the rules derived.
   function sheetData() {
     var f = form();

@@ -85,17 +85,25 @@
   // What was typed before the page was drawn again is back (app.js): a poll must keep it.
   document.addEventListener("draft:restored", markTyping);
 
+  function kindChip() { return form() && form().querySelector("input[name=kind]:checked"); }
   function kind() {
-    var checked = form() && form().querySelector("input[name=kind]:checked");
+    var checked = kindChip();
     return checked ? checked.value : "normal";
   }
-  // The sweeps, and how each names its sweeper: a side, or the player who swept alone (a
-  // player's chip says their side: data-side). Those that need no card points: NO_CARDS.
-  var SWEEPS = { cappotto: "side", stramazzo: "side", cappottone: "player", stramazzone: "player" };
-  var NO_CARDS = ["cappotto", "cappottone"];
+  // What the kind picked asks for, as its chip says (forms.Kinds, from the rules): whom a
+  // sweep names, "side" or "player" (a player's chip says their side: data-side), or null;
+  // and whether its card points go without saying.
+  function sweptBy() {
+    var checked = kindChip();
+    return (checked && checked.dataset.sweeper) || null;
+  }
+  function cardPointsImplied() {
+    var checked = kindChip();
+    return Boolean(checked && checked.hasAttribute("data-card-points-implied"));
+  }
   // The side that sweeps as the form stands: its chip, or the chip of the player who swept.
   function sweeper() {
-    var by = SWEEPS[kind()];
+    var by = sweptBy();
     var chip = by && form().querySelector(by === "side" ? "input[name=side]:checked" : "input[name=seat]:checked");
     return chip ? Number(by === "side" ? chip.value : chip.dataset.side) : null;
   }
@@ -154,7 +162,7 @@
   // what the fields held goes, so that nothing left from before (a deal put back by Undo) is
   // sent to fail, and their keys rest (app.css). Back if another kind is picked after all.
   function cappotto() {
-    var sweep = NO_CARDS.indexOf(kind()) !== -1;
+    var sweep = cardPointsImplied();
     cardFields().forEach(function (field) {
       if (sweep && field.value) {
         field.dataset.kept = field.value;
@@ -192,7 +200,7 @@
       shown.textContent = now[side] === undefined || now[side] === null ? "…" : now[side];
     });
     var k = kind();
-    var sweep = k in SWEEPS;
+    var sweep = sweptBy() !== null;
     var swept = sweeper();
     var drawn = tally.dataset.totals.split(" ").map(Number);
     var sweeps = tally.dataset.sweeps.split(" ").map(Number);
@@ -252,7 +260,7 @@
       cappotto();
       // A sweep or a claim asks which side, a sweep by one which player: brought into
       // sight, above the sticky Save.
-      var choice = f.querySelector(SWEEPS[kind()] === "player" ? ".player-choice" : ".side-choice");
+      var choice = f.querySelector(sweptBy() === "player" ? ".player-choice" : ".side-choice");
       if (kind() !== "normal" && choice) choice.scrollIntoView({ block: "nearest" });
     }
     forecast();

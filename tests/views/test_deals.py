@@ -830,6 +830,24 @@ def test_a_cappottone_in_due_is_refused_in_words_and_not_offered(client):
     assert not Deal.objects.exists()
 
 
+def test_each_kind_chip_says_whom_its_sweep_names_and_whether_its_points_go_without_saying(
+    client,
+):
+    match = MatchFactory()
+    client.post(reverse("join", args=[match.table.scorer_token]))
+    sheet = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]), **EN))
+    chips = {field["value"]: field for field in sheet.select("#deal-form input[name=kind]")}
+    assert {kind: chip.get("data-sweeper") for kind, chip in chips.items()} == {
+        "normal": None,
+        "cappotto": "side",
+        "stramazzo": "side",
+        "cappottone": "player",
+        "stramazzone": "player",
+    }
+    implied = [kind for kind, chip in chips.items() if chip.has_attr("data-card-points-implied")]
+    assert implied == ["cappotto", "cappottone"]
+
+
 def test_undo_of_a_cappottone_puts_its_player_back_in_the_form(scorer, sheet_url, deal_url):
     scorer.post(deal_url, alone(seat="1"), **HX)
     revision = Match.objects.get().revision

@@ -77,6 +77,12 @@ def test_offline_js_gets_the_rules_data_and_words_in_each_language_named_by_its_
         assert data["cards"] == rules.CARD_POINTS_PER_DEAL
         assert [7, 6] in data["pairs"]["2"] and [7, 7] not in data["pairs"]["2"]
         assert data["declared"]["1"] == sorted(rules.declaration_totals_for_side(1))
+        assert data["sweeps"] == {
+            "cappotto": "side",
+            "stramazzo": "side",
+            "cappottone": "player",
+            "stramazzone": "player",
+        }
     italian = client.get("/offline.it.js").content.decode()
     assert "in attesa di invio" in italian
 
