@@ -139,7 +139,7 @@ def test_a_long_sheet_sends_its_last_deals_and_links_to_the_first_a_shorter_one_
     link = one(page, "a#fold")
     assert words(link) == "Show deals 1–3"
     assert link["href"] == link["hx-get"] == f"{url}?deals=all"
-    assert not page.select("#all-deals")  # its polls draw the last deals
+    assert one(page, "#all-deals").has_attr("disabled")  # not sent: its polls draw the last
     italian = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE="it"))
     assert words(one(italian, "a#fold")) == "Mostra le smazzate 1–3"
 
@@ -164,6 +164,7 @@ def test_with_htmx_the_link_brings_the_deals_alone_every_one_or_the_last(scorer,
     assert [section["id"] for section in page.select("section")] == ["rows"]
     assert not page.select("#live, #deal-form, [hx-swap-oob]")
     assert len(deal_ids(page)) == 13 and one(page, "#all-deals")["value"] == "all"
+    assert not one(page, "#all-deals").has_attr("disabled")
     assert one(page, "a#fold")["hx-get"] == f"{url}?deals=last"
     hidden = parsed(scorer.get(f"{url}?deals=last", **HX))
     assert len(deal_ids(hidden)) == 10 and words(one(hidden, "a#fold")) == "Show deals 1–3"
