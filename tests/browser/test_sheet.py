@@ -52,6 +52,23 @@ def enter_deal(page, a, da="", db="", kind=None, side=None):
     page.get_by_role("button", name="Save deal").click()
 
 
+def poll_drawn(page) -> str:
+    """The address of the sheet's next poll, once its answer is drawn (htmx fires
+    afterRequest after the swap)."""
+    page.evaluate(
+        """() => {
+          window.polled = null;
+          document.addEventListener("htmx:afterRequest", function drawn(event) {
+            var path = event.detail.pathInfo.finalRequestPath || event.detail.pathInfo.requestPath;
+            if (path.indexOf("poll=1") === -1) return;
+            document.removeEventListener("htmx:afterRequest", drawn);
+            window.polled = path;
+          });
+        }"""
+    )
+    return page.wait_for_function("() => window.polled").json_value()
+
+
 def second_scorer(new_phone, first):
     """Another phone, joined through the scorer link, on the sheet the first phone shows."""
     second = new_phone()
@@ -105,10 +122,7 @@ def test_a_broken_rule_is_shown_inline_and_nothing_is_saved(phone):
     )
     # The form sent back holds what was typed: the next poll keeps it, error and all, even
     # one that brings a change (as the first poll after the page opened does).
-    with phone.expect_request(lambda request: "poll=1" in request.url) as poll:
-        pass
-    assert "typing=1" in poll.value.url
-    phone.wait_for_timeout(300)
+    assert "typing=1" in poll_drawn(phone)
     expect(error).to_contain_text("5 is not a declaration total")
     expect(phone.locator("#id_declared_points_0")).to_have_value("5")
     assert Deal.objects.count() == 0
@@ -483,7 +497,6 @@ def test_what_was_typed_comes_back_after_a_change_of_language(phone):
     assert phone.evaluate(drafts) == []
     change_language(phone, "en")
     expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()
-    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")
     expect(phone.locator("#id_declared_points_1")).to_have_value("")
 
@@ -505,7 +518,6 @@ def test_undo_gives_back_the_deal_it_takes_back_not_what_was_typed_for_the_next(
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
     assert Deal.objects.get().card_points_0 == 6
     phone.reload()
-    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")
 
 
@@ -557,7 +569,6 @@ def test_a_draft_of_another_deal_is_not_put_into_this_one(new_phone):
     services.record_deal(match_id=match.pk, number=1, entry=entry)
     first.reload()  # another phone saved deal 1: this form is now deal 2's
     expect(first.get_by_role("heading", name="Deal 2")).to_be_visible()
-    first.wait_for_timeout(200)
     expect(first.locator("#id_card_points_0")).to_have_value("")
 
 
@@ -585,7 +596,6 @@ def test_points_refused_by_a_conflict_are_said_and_never_offered_for_the_next_de
     phone.get_by_role("link", name="Back to the sheet").click()
     phone.reload()  # neither a link nor a reload brings them back
     expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
-    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("")
     expect(phone.locator("#id_declared_points_0")).to_have_value("")
     assert Deal.objects.count() == 1
@@ -620,14 +630,12 @@ def test_an_edit_is_not_put_into_another_deal_nor_into_a_closed_match(phone):
     entry = rules.DealEntry(card_points=(2, 9), declared_points=(0, 0))
     services.record_deal(match_id=match.pk, number=1, entry=entry)
     phone.reload()
-    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("2")
     phone.locator("#id_card_points_0").fill("6")
     draft_kept(phone)
     services.stop_match(match=Match.objects.get())  # on another phone
     phone.reload()  # the deal is shown as stored: nothing typed here could be saved
     expect(phone.locator("fieldset[disabled]")).to_be_visible()
-    phone.wait_for_timeout(200)
     expect(phone.locator("#id_card_points_0")).to_have_value("2")
 
 
@@ -672,7 +680,6 @@ def test_a_sweep_brings_its_side_into_sight_above_the_sticky_save(new_phone):
     last_side = phone.locator(".side-choice .chip").last
     expect(last_side).to_be_in_viewport()
     save = phone.get_by_role("button", name="Save deal")
-    phone.wait_for_timeout(100)
     assert (
         last_side.bounding_box()["y"] + last_side.bounding_box()["height"]
         <= (save.bounding_box()["y"])
@@ -686,8 +693,7 @@ def test_a_poll_answer_never_wipes_what_the_phone_is_typing(phone):
     phone.evaluate(
         "htmx.ajax('GET', location.pathname + '?poll=1&typing=0', {source: '#live', swap: 'none'})"
     )
-    expect(phone.locator("#live")).to_be_attached()
-    phone.wait_for_timeout(500)
+    # evaluate returns once htmx.ajax's promise has: the answer drawn
     assert phone.locator("#id_card_points_0").input_value() == "7"
     assert phone.locator("#id_card_points_1").input_value() == "4"
 
@@ -727,7 +733,6 @@ def test_a_save_answered_with_its_parts_leaves_the_sheet_whole(phone, screenshot
     phone.evaluate(
         "htmx.ajax('GET', location.pathname + '?poll=1&typing=0', {source: '#live', swap: 'none'})"
     )
-    phone.wait_for_timeout(500)
     assert phone.locator("#deal-rows tr").count() == 2
     assert totals(phone) == ["14", "11"]
     # Undo, from the notice, takes the deal back off.
@@ -801,7 +806,9 @@ def test_after_a_change_the_polls_are_told_unchanged_again(phone):
         match_id=Match.objects.get().pk, number=1, entry=rules.DealEntry((8, 3), (3, 0))
     )
     expect(phone.locator(".scoreboard .total").first).to_have_text("11")
-    phone.wait_for_timeout(7_000)  # two more polls
+    for _ in range(2):  # two more polls
+        with phone.expect_response(lambda r: "poll=1" in r.url):
+            pass
     # One answer carries the change; the polls after it cost a 304, not the sheet again.
     assert statuses[-1] == 304, statuses
 
@@ -860,14 +867,14 @@ def test_another_phones_deal_is_added_to_the_sheet_and_the_form_moves_on_unless_
         """shown => {
             const typing = document.getElementById("typing");
             typing.value = "0";  // as it was when the poll was sent
-            htmx.ajax("GET", location.pathname + "?poll=1&shown=" + shown,
-                      {source: "#live", swap: "none"});
+            const answered = htmx.ajax("GET", location.pathname + "?poll=1&shown=" + shown,
+                                       {source: "#live", swap: "none"});
             typing.value = "1";
+            return answered;  // evaluate returns once the answer is drawn
         }""",
         shown,
     )
     expect(second.locator("#deal-4")).to_be_visible()
-    second.wait_for_timeout(500)
     assert second.locator("#id_card_points_0").input_value() == "7"
     assert second.locator("#id_card_points_1").input_value() == "4"
     expect(second.get_by_role("heading", name="Deal 4")).to_be_visible()
