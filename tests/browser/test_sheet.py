@@ -879,3 +879,17 @@ def test_another_phones_deal_is_added_to_the_sheet_and_the_form_moves_on_unless_
     assert second.locator("#id_card_points_1").input_value() == "4"
     expect(second.get_by_role("heading", name="Deal 4")).to_be_visible()
     assert Deal.objects.count() == 4
+
+
+def test_the_sheet_polls_with_nothing_said_in_the_console(phone):
+    errors = []
+    phone.on("console", lambda said: errors.append(said.text) if said.type == "error" else None)
+    create_table_and_match(phone)
+    poll_drawn(phone)
+    enter_deal(phone, 6)
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    poll_drawn(phone)
+    services.stop_match(match=Match.objects.get())  # on another phone: no entry form now
+    phone.reload()
+    poll_drawn(phone)
+    assert errors == []
