@@ -58,7 +58,15 @@ def end_it(new_phone, match: Match, script: str | None = None, **phone):
     page.goto(f"/t/{match.table.viewer_token}/m/{match.pk}/")
     page.get_by_role("button", name="End match").click()
     expect(page.locator(".result")).to_contain_text("won the match")
+    share_offered(page)
     return page
+
+
+def share_offered(page) -> None:
+    """Once share.js has run on the result (fetched once the result came): it names on the
+    download link the picture it makes. A tap before it would do nothing."""
+    download = page.get_by_role("region", name="Share the result").locator("[data-download]")
+    expect(download).to_have_attribute("data-key", re.compile("."))
 
 
 def share_button(page):
@@ -207,7 +215,8 @@ def test_share_works_on_the_result_an_answer_brings_and_on_the_page_drawn_with_i
     page.goto(f"/t/{match.table.viewer_token}/m/{match.pk}/")
     expect(page.locator(share_script)).to_have_count(0)  # a match in progress shares nothing
     page.get_by_role("button", name="End match").click()
-    share_button(page).click()  # share.js, fetched once the result came
+    share_offered(page)  # share.js, fetched once the result came
+    share_button(page).click()
     page.wait_for_function("() => window.shared !== null")
     page.reload()
     expect(page.locator(share_script)).to_have_count(1)  # drawn with the result
