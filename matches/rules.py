@@ -545,7 +545,7 @@ def complete_card_points(
     (7, 0)
     """
     if first is None and second is None:
-        cappotto = side_sweep(kind) == DealKind.CAPPOTTO
+        cappotto = card_points_implied(kind)
         if cappotto and side in (0, 1):
             return (CARD_POINTS_PER_DEAL, 0) if side == 0 else (0, CARD_POINTS_PER_DEAL)
         if cappotto and kind in SWEEPS_BY_ONE:
@@ -906,7 +906,7 @@ def _sweep_card_point_error(rules: MatchRules, entry: DealEntry) -> RuleError | 
         return None
     other = 1 - sweeper
     # A sweep by one player is checked as its side's sweep, and said in its own name.
-    cappotto, kind = side_sweep(entry.kind) is DealKind.CAPPOTTO, entry.kind.value
+    cappotto, kind = card_points_implied(entry.kind), entry.kind.value
     least = CARD_POINTS_PER_DEAL if cappotto else CARD_POINTS_PER_DEAL - 1  # the sweeper's
     most = 0 if cappotto else 1  # the other side's: in a stramazzo, perhaps the last trick
     if cards[sweeper] < least:
