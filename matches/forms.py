@@ -640,6 +640,13 @@ class DealForm(StaleOnHidden, Form):
             declared.side_name, declared.chips = name, self.CHIPS
             declared.widget.attrs["placeholder"] = "0"
 
+    @classmethod
+    def typed(cls, data) -> "DealForm":
+        """What was typed, read before the match is (a save's one read is the service's,
+        locked): two sides, up to four seats, every kind; the match's rules judge the rest.
+        Drawn, a deal's form is the sheet's (views.sheet.entry_form)."""
+        return cls(data, side_names=("", ""), seat_names=("",) * 4, claims_allowed=True)
+
     @property
     def sweeps_by_one(self) -> bool:
         """A match of four: a player may sweep alone (a cappottone, a stramazzone)."""

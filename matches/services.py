@@ -8,13 +8,14 @@ the rules' own RuleError or DealInvalid.
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import batched
 from typing import TYPE_CHECKING
 
-from django.db import IntegrityError, transaction
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -42,6 +43,9 @@ from matches.names import name_key, pair_name, side_name
 
 if TYPE_CHECKING:
     from matches.imports import MatchImport, TableImport
+
+# The sides' names, when nothing is said in them (the rules name them only in a refusal).
+UNNAMED = ("", "")
 
 MESSAGES = {
     "another_phone": gettext_noop("Deal %(number)s was just entered on another phone."),
@@ -187,11 +191,30 @@ def _leaves_play(match: Match) -> None:
     table.update(revision=F("revision") + 1)
 
 
-def _lock(match_id: int) -> Match:
+@dataclass(frozen=True)
+class Phone:
+    """The phone asking for a change, as its view knows it: the view link in its address,
+    and whether it may change a table (views.access)."""
+
+    viewer_token: str
+    may_change: Callable[[Table], bool]
+
+
+def _lock(match_id: int, phone: Phone | None = None) -> Match:
     """The match, read with its row locked until the transaction ends: every change to a
     match starts here, so changes to one match take turns. PostgreSQL takes a row lock; on
-    SQLite writers take turns already (see matches.db)."""
-    return Match.objects.select_for_update(no_key=True).get(pk=match_id)
+    SQLite writers take turns already (see matches.db).
+
+    Asked for by `phone`, the match is read through its view link, with its table: one not
+    seen through it raises Match.DoesNotExist, one the phone may not change PermissionDenied.
+    """
+    matches = Match.objects.select_for_update(no_key=True, of=("self",))
+    if phone is None:
+        return matches.get(pk=match_id)
+    seen = matches.select_related("table").get(pk=match_id, table__viewer_token=phone.viewer_token)
+    if not phone.may_change(seen.table):
+        raise PermissionDenied
+    return seen
 
 
 def _open(match: Match) -> None:
@@ -447,7 +470,6 @@ def _seat(
     return match
 
 
-@atomic
 def record_deal(
     *,
     match_id: int,
@@ -456,17 +478,37 @@ def record_deal(
     idempotency_key: str = "",
     by: str = "",
     action: str = Action.DEAL_RECORDED,
-    side_names: tuple[str, str] | None = None,
+    phone: Phone | None = None,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made; of a
     deal deleted since, DeletedSince. Another phone's deal already at `number` raises
     DealConflict; nothing is written. `action` is what the log calls it (a deal put back
-    is logged as restored). The rules' messages name the sides: `side_names` as the caller
-    showed them, else as stored.
+    is logged as restored). Sent by a `phone`, the match is read as it may see and change
+    it (_lock): a save reads it once.
     """
-    match = _lock(match_id)
+    try:
+        return _record(match_id, number, entry, idempotency_key, by, action, phone)
+    except IntegrityError:
+        # The key is a deal's already: a retry of a deal saved under the number before. The
+        # insert said so, and its transaction is undone; what became of the key is read anew.
+        if (retried := _resent(match_id, entry, idempotency_key, action)) is None:
+            raise
+        return retried
+
+
+@atomic
+def _record(
+    match_id: int,
+    number: int,
+    entry: rules.DealEntry,
+    idempotency_key: str,
+    by: str,
+    action: str,
+    phone: Phone | None,
+) -> Recorded:
+    match = _lock(match_id, phone)
     if not _plainly_next(match, number) and (
         retried := _retry_of(match, entry, idempotency_key, action)
     ):
@@ -480,27 +522,35 @@ def record_deal(
         raise ServiceError("too_many_deals", max=MATCH_DEALS_MAX)
     # Checked and scored from where the match stands, as it keeps it: its earlier deals
     # were checked when they were saved, and every change to them keeps the standing.
-    scored, standing = rules.next_deal(
-        match.match_rules(side_names or _side_names(match)),
-        match.standing,
-        entry,
-        first_dealer=match.first_dealer,
-        seat_count=match.seat_count,
-        new=action == Action.DEAL_RECORDED,  # a restore is not new
-    )
+    scored, standing = _next_deal(match, entry, new=action == Action.DEAL_RECORDED)
     deal = Deal(match=match, number=number, idempotency_key=idempotency_key)
     deal.set_scored(scored)
-    try:
-        with transaction.atomic():  # a savepoint: the match stays locked, its writes to come
-            deal.save(force_insert=True)
-    except IntegrityError:
-        # The key is a deal's already: a retry of a deal saved under the number before.
-        if (retried := _retry_of(match, entry, idempotency_key, action)) is None:
-            raise
-        return retried
+    deal.save(force_insert=True)
     _log(match, action, by, deal_number=number, new=_document(deal))
     _changed(match, **match.standing_fields(standing, entry))
     return Recorded(deal, created=True, revision=match.revision)
+
+
+def _next_deal(
+    match: Match, entry: rules.DealEntry, *, new: bool
+) -> tuple[rules.ScoredDeal, rules.Standing]:
+    """The rules' score of `entry` as the match's next deal (`new`: not a restore). Only a
+    refusal names the sides, so their names are read only then."""
+
+    def scored(side_names: tuple[str, str]) -> tuple[rules.ScoredDeal, rules.Standing]:
+        return rules.next_deal(match.match_rules(side_names), match.standing, entry,
+                               first_dealer=match.first_dealer, seat_count=match.seat_count,
+                               new=new)  # fmt: skip
+
+    try:
+        return scored(UNNAMED)
+    except rules.DealInvalid:
+        return scored(_side_names(match))  # refused again, in the sides' names
+
+
+@atomic
+def _resent(match_id: int, entry: rules.DealEntry, key: str, action: str) -> Recorded | None:
+    return _retry_of(_lock(match_id), entry, key, action)
 
 
 def _plainly_next(match: Match, number: int) -> bool:

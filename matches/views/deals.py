@@ -2,7 +2,9 @@
 edited, deleted (Undo puts its points back in the form) and restored. Answers are the
 sheet's (views/sheet.py): the same template, the same read model."""
 
-from django.http import HttpRequest, HttpResponse
+from functools import partial
+
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -10,10 +12,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from matches import rules, selectors, services
 from matches.forms import CountForm, DealForm, EditDealForm, entry_data, rule_messages
-from matches.models import Deal, entry_from_document
+from matches.models import Deal, Match, entry_from_document
 from matches.views.access import (
     DELETED,
     by,
+    can_score,
     done,
     plain_number,
     posted,
@@ -42,33 +45,54 @@ CHANGED_MEANWHILE = _(
 @table_page
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
-    seating = scorer_seating(request, token, match_id)
-    form = DealForm(request.POST, side_names=seating.side_names,
-                    seat_names=seating.seat_names, claims_allowed=seating.claims_allowed,
-                    declarations_allowed=seating.declarations_allowed)  # fmt: skip
     if "count" in request.POST:
-        return _counted(request, *sheet_and_state(token, match_id), form)
+        scorer_seating(request, token, match_id)
+        sheet, state = sheet_and_state(token, match_id)
+        return _counted(request, sheet, state)
+    typed = DealForm.typed(request.POST)
+    if not typed.is_valid():
+        return _refused(request, token, match_id)
+    data = typed.cleaned_data
+    phone = services.Phone(token, partial(can_score, request))
     try:
-        if not form.is_valid():
-            return answer(request, *sheet_and_state(token, match_id), form=form)
-        data = form.cleaned_data
-        # The service reads the match again: the view names it.
         recorded = services.record_deal(match_id=match_id, number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],
-                                        by=by(request), side_names=form.side_names)  # fmt: skip
+                                        by=by(request), phone=phone)  # fmt: skip
+    except Match.DoesNotExist:
+        raise Http404 from None
     except rules.DealInvalid as invalid:
-        form.add_rule_errors(invalid)
+        return _refused(request, token, match_id, invalid=invalid)
     except services.DealConflict as conflict:
-        return answer(request, *sheet_and_state(token, match_id), notice=_conflict(conflict, form))
+        sheet, state = sheet_and_state(token, match_id)
+        form = entry_form(sheet, request.POST)
+        form.is_valid()
+        return answer(request, sheet, state, notice=_conflict(conflict, form))
     except services.DeletedSince as deleted:
         return to_sheet(token, match_id, {"deleted_since": deleted.number})
     except services.ServiceError as refused:
-        form.add_error(None, refused.message)
-    else:
-        return _saved(request, token, match_id, recorded)
-    # What was typed stays, for the deal the sheet now says is next (another phone may
-    # have deleted one meanwhile: the form draws the sheet's number, whatever was sent).
-    return answer(request, *sheet_and_state(token, match_id), form=form)
+        return _refused(request, token, match_id, error=refused.message)
+    return _saved(request, token, match_id, recorded)
+
+
+def _refused(
+    request: HttpRequest,
+    token: str,
+    match_id: int,
+    *,
+    invalid: rules.DealInvalid | None = None,
+    error: str = "",
+) -> HttpResponse:
+    """The deal not saved, and why, on the sheet as it stands. What was typed stays, for the
+    deal the sheet now says is next (another phone may have deleted one meanwhile: the form
+    draws the sheet's number, whatever was sent)."""
+    scorer_seating(request, token, match_id)
+    sheet, state = sheet_and_state(token, match_id)
+    form = entry_form(sheet, request.POST)
+    if form.is_valid() and invalid is not None:
+        form.add_rule_errors(invalid)
+    if error:
+        form.add_error(None, error)
+    return answer(request, sheet, state, form=form)
 
 
 def _saved(
@@ -102,12 +126,10 @@ def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
     return Notice(conflict=said)
 
 
-def _counted(
-    request: HttpRequest, sheet: selectors.Sheet, state: selectors.State, form: DealForm
-) -> HttpResponse:
+def _counted(request: HttpRequest, sheet: selectors.Sheet, state: selectors.State) -> HttpResponse:
     """Count the pile: both sides' card points from one side's count (in a claim only the
     counted side's, the other pile not being all the rest), filled in, not saved."""
-    claim = form.data.get("kind") == rules.DealKind.CLAIM
+    claim = request.POST.get("kind") == rules.DealKind.CLAIM
     count = CountForm(request.POST, side_names=sheet.side_names, claim=claim)
     data = request.POST.copy()
     if count.is_valid():
