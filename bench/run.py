@@ -45,8 +45,8 @@ BENCH = ROOT / "bench"
 PYTHON = sys.executable
 COMMAND = "make bench"
 
-# The server as `make serve` runs it: the entrypoint's defaults, four processes per core.
-WORKERS, THREADS = min(4 * len(os.sched_getaffinity(0)), 8), 1
+# The server as `make serve` runs it: the entrypoint's defaults, two workers per core.
+WORKERS, THREADS = min(2 * len(os.sched_getaffinity(0)), 8), 2
 # wrk: a closed loop with as many connections as the server has threads, one view at a time,
 # each run right after a run of the floor view; a view above FLOOR_GUARD in its round runs
 # ROUNDS rounds, and the round with the median ratio is kept.
