@@ -11,7 +11,6 @@ from matches.selectors.evening import Tonight, load_tonight, tonight_of, tonight
 from matches.selectors.history import Logged, match_changes, match_names
 from matches.selectors.result import Result, load_result, result_picture
 from matches.selectors.sheet import (
-    Seating,
     Sheet,
     State,
     as_typed,
@@ -19,7 +18,6 @@ from matches.selectors.sheet import (
     load_sheet,
     match_state,
     match_states,
-    seating,
 )
 from matches.selectors.stats import Record, Stats, table_stats
 from matches.selectors.tables import MatchLine, table_matches, table_seen
@@ -29,7 +27,6 @@ __all__ = [
     "MatchLine",
     "Record",
     "Result",
-    "Seating",
     "Sheet",
     "State",
     "Stats",
@@ -44,7 +41,6 @@ __all__ = [
     "match_state",
     "match_states",
     "result_picture",
-    "seating",
     "table_matches",
     "table_seen",
     "table_stats",

@@ -288,42 +288,6 @@ def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | Non
     return sides[0].match, sides
 
 
-@dataclass(frozen=True)
-class Seating:
-    """What a deal is checked by: its match's settings, sides' and players' names (in seat
-    order), and who may change it (`state`)."""
-
-    state: State
-    claims_allowed: bool
-    declarations_allowed: bool
-    side_names: tuple[str, str]
-    seat_names: tuple[str, ...]
-
-
-def seating(token: str, match_id: int) -> Seating | None:
-    """A match seen through its table's view link, with its sides' names: one query, a
-    save's first."""
-    sides = Side.objects.filter(match_id=match_id, match__table__viewer_token=token)
-    rows = list(
-        sides.order_by("position").values_list(
-            *(f"match__{name}" for name in _STATE_FIELDS),
-            "match__claims_allowed",
-            "match__declarations_allowed",
-            "name",
-            "first_player__name",
-            "second_player__name",
-        )
-    )
-    if len(rows) != 2:
-        return None
-    fields = len(_STATE_FIELDS)
-    state, (claims, declarations) = rows[0][:fields], rows[0][fields : fields + 2]
-    names = (rows[0][fields + 2], rows[1][fields + 2])
-    players = [[name for name in row[fields + 3 :] if name is not None] for row in rows]
-    seats = tuple(rules.seat_order(players))
-    return Seating(State(*state), claims, declarations, names, seats)
-
-
 def load_sheet(token: str, match_id: int) -> Sheet | None:
     """The sheet of a match seen through its table's view link: three queries (the match
     with its table and sides, its deals, its last change and who made it)."""

@@ -116,16 +116,6 @@ def scorer_match(request: HttpRequest, token: str, match_id: int) -> Match:
     return match
 
 
-def scorer_seating(request: HttpRequest, token: str, match_id: int) -> selectors.Seating:
-    """A match's sides and settings, for a phone that may change it: one query."""
-    seating = selectors.seating(token, match_id)
-    if seating is None:
-        raise Http404
-    if not joined_with(request, seating.state.table_id, seating.state.scorer_token):
-        raise PermissionDenied
-    return seating
-
-
 def posted(request: HttpRequest):
     """The form data of a POST, even an empty one; None for a GET (an unbound form)."""
     return request.POST if request.method == "POST" else None

@@ -21,7 +21,6 @@ from matches.views.access import (
     plain_number,
     posted,
     scorer_match,
-    scorer_seating,
     table_page,
 )
 from matches.views.sheet import (
@@ -46,7 +45,7 @@ CHANGED_MEANWHILE = _(
 @require_POST
 def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse:
     if "count" in request.POST:
-        scorer_seating(request, token, match_id)
+        scorer_match(request, token, match_id)
         sheet, state = sheet_and_state(token, match_id)
         return _counted(request, sheet, state)
     typed = DealForm.typed(request.POST)
@@ -85,7 +84,7 @@ def _refused(
     """The deal not saved, and why, on the sheet as it stands. What was typed stays, for the
     deal the sheet now says is next (another phone may have deleted one meanwhile: the form
     draws the sheet's number, whatever was sent)."""
-    scorer_seating(request, token, match_id)
+    scorer_match(request, token, match_id)
     sheet, state = sheet_and_state(token, match_id)
     form = entry_form(sheet, request.POST)
     if form.is_valid() and invalid is not None:
