@@ -463,6 +463,18 @@ def card_points_implied(kind: DealKind) -> bool:
     return side_sweep(kind) == DealKind.CAPPOTTO
 
 
+def sweep_card_point_bounds(kind: DealKind) -> tuple[int, int]:
+    """What a sweep's card points may be: the least the sweepers' may be, the most the other
+    side's (in a stramazzo, perhaps the last trick's point).
+
+    >>> sweep_card_point_bounds(DealKind.CAPPOTTONE), sweep_card_point_bounds(DealKind.STRAMAZZONE)
+    ((11, 0), (10, 1))
+    """
+    if card_points_implied(kind):
+        return CARD_POINTS_PER_DEAL, 0
+    return CARD_POINTS_PER_DEAL - 1, 1
+
+
 def side_sweep(kind: DealKind) -> DealKind:
     """The sweep by a side that `kind` is a case of (itself for any other kind): a cappottone
     is a cappotto made by one player alone, a stramazzone a stramazzo. Its card points are
@@ -906,9 +918,8 @@ def _sweep_card_point_error(rules: MatchRules, entry: DealEntry) -> RuleError | 
         return None
     other = 1 - sweeper
     # A sweep by one player is checked as its side's sweep, and said in its own name.
-    cappotto, kind = card_points_implied(entry.kind), entry.kind.value
-    least = CARD_POINTS_PER_DEAL if cappotto else CARD_POINTS_PER_DEAL - 1  # the sweeper's
-    most = 0 if cappotto else 1  # the other side's: in a stramazzo, perhaps the last trick
+    kind = entry.kind.value
+    least, most = sweep_card_point_bounds(entry.kind)
     if cards[sweeper] < least:
         code, side = f"{kind}_sweeper_card_points", sweeper
     elif cards[other] > most:

@@ -107,8 +107,9 @@ _OFFLINE_WORDS = {
         "and End match appears."
     ),
 }
-# The checks of a played-out deal a phone makes offline, in the rules' own words, and that a
-# sweep names who made it (the rest of a sweep or a claim waits for the server's).
+# The checks of a played-out deal or a sweep a phone makes offline, in the rules' own words
+# (a claim waits for the server's).
+_SWEEPS = [kind for kind in rules.DealKind if rules.is_sweep(kind)]
 _OFFLINE_CHECKS = (
     "sweep_side_required",
     "sweep_player_required",
@@ -116,6 +117,7 @@ _OFFLINE_CHECKS = (
     "card_points_too_high",
     "card_points_sum",
     "card_points_sweep",
+    *(f"{kind}_{said}card_points" for kind in _SWEEPS for said in ("sweeper_", "")),
     "declaration_impossible",
     "declarations_exceed_deck",
 )
@@ -136,12 +138,29 @@ def offline_words(language: str) -> str:
         "kinds": kinds,
         # Whom each sweep names: "side", or "player" for one who swept alone.
         "sweeps": {kind: by for kind in rules.DealKind if (by := rules.sweeper_named(kind))},
+        "sweep_cards": {kind: _sweep_card_points(kind) for kind in _SWEEPS},
         "cards": rules.CARD_POINTS_PER_DEAL,
         "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
         "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},
         "needs": _needs(language),
     }
     return f"window.offlineWords = {json.dumps(data, ensure_ascii=False)};\n"
+
+
+def _sweep_card_points(kind: rules.DealKind) -> dict:
+    """A sweep's card points as the rules check them, its sweepers being the first side: the
+    least theirs may be and the most the others' may, both sides when neither is typed (a
+    cappotto's) and a blank side filled in from the other's 0 … 11 (offline.js: read)."""
+    least, most = rules.sweep_card_point_bounds(kind)
+    typed = range(rules.CARD_POINTS_PER_DEAL + 1)
+    implied = rules.card_points_implied(kind)
+    return {
+        "least": least,
+        "most": most,
+        "blank": rules.complete_card_points(None, None, kind=kind, side=0) if implied else None,
+        "others": [rules.complete_card_points(n, None, kind=kind, side=0)[1] for n in typed],
+        "sweepers": [rules.complete_card_points(None, n, kind=kind, side=0)[0] for n in typed],
+    }
 
 
 def _needs(language: str) -> dict:

@@ -121,21 +121,28 @@
     var code = SWEEPS[values.kind] === "player" ? "sweep_player_required" : "sweep_side_required";
     return [say(d.words[code], {})];
   }
-  // A played-out deal's points, or the rules' words for what is wrong with it. A sweep, a
-  // claim or text other than plain numbers is not read here (null): the server reads it,
-  // once a sweep names who made it (else the rules' words say so here).
+  // A played-out deal's points, or the rules' words for what is wrong with it; a sweep's
+  // words alone (its points are what takes it to the line: the server's). A claim or text
+  // other than plain numbers is not read here (null): the server reads it.
   function read(values, d) {
     var unnamed = sweepErrors(values, d);
     if (unnamed.length) return { errors: unnamed };
-    if (values.kind !== "normal") return null;
+    var sweep = W.sweep_cards[values.kind];
+    if (values.kind !== "normal" && !sweep) return null;
     var cards = [whole(values.card_points_0), whole(values.card_points_1)];
     var decl = [declared(values.declared_points_0), declared(values.declared_points_1)];
     if (cards.concat(decl).indexOf(undefined) !== -1) return null;
     var names = d.sides, w = d.words, errors = [];
-    if (cards[0] === null && cards[1] === null) return { errors: [say(w.card_points_missing, {})] };
+    var side = sweep ? sweeper(values, d) : null;
+    if (cards[0] === null && cards[1] === null) {
+      if (!sweep || !sweep.blank) return { errors: [say(w.card_points_missing, {})] };
+      cards = side === 0 ? sweep.blank.slice() : sweep.blank.slice().reverse();
+    }
+    // A blank side filled in as the rules fill it: by a sweep's rule, else to make 11.
     [0, 1].forEach(function (i) {
       var other = cards[1 - i];
-      if (cards[i] === null && other <= d.cards) cards[i] = d.other[other];
+      if (cards[i] !== null || other > d.cards) return;
+      cards[i] = !sweep ? d.other[other] : i === side ? sweep.sweepers[other] : sweep.others[other];
     });
     var high = [0, 1].filter(function (i) { return cards[i] > d.cards; });
     var sum = cards[0] + cards[1];
@@ -143,10 +150,14 @@
       high.forEach(function (i) {
         errors.push(say(w.card_points_too_high, { side: names[i], value: cards[i], max: d.cards }));
       });
+    } else if (sweep && cards[side] < sweep.least) { // the sweepers' own said first, as the rules do
+      errors.push(say(w[values.kind + "_sweeper_card_points"], { side: names[side] }));
+    } else if (sweep && cards[1 - side] > sweep.most) {
+      errors.push(say(w[values.kind + "_card_points"], { side: names[1 - side] }));
     } else if (sum !== d.cards) {
       errors.push(say(w.card_points_sum, { expected: d.cards, side_a: names[0], a: cards[0],
         side_b: names[1], b: cards[1], sum: sum }));
-    } else if (cards.indexOf(0) !== -1) {
+    } else if (!sweep && cards.indexOf(0) !== -1) {
       var swept = cards.indexOf(0);
       errors.push(say(w.card_points_sweep, { side: names[1 - swept], other: names[swept] }));
     }
@@ -156,6 +167,7 @@
       errors.push(say(w.declaration_impossible, { side: names[i], value: decl[i] }));
     });
     if (!impossible.length && !fits) errors.push(say(w.declarations_exceed_deck, { a: decl[0], b: decl[1] }));
+    if (sweep) return errors.length ? { errors: errors } : null;
     return { errors: errors, cards: cards, declared: decl, points: [cards[0] + decl[0], cards[1] + decl[1]] };
   }
   function typed(values, d) {

@@ -168,12 +168,37 @@ def test_offline_the_sheet_says_what_each_side_needs_and_stops_at_the_deal_that_
     assert stored() == [(1, 6), (2, 8), (3, 7)]
 
 
-def test_offline_a_sweep_decides_the_match_and_one_refused_is_corrected_in_the_form(new_phone):
+def test_offline_a_sweep_s_card_points_are_refused_on_the_phone_and_corrected_in_the_form(
+    new_phone,
+):
     phone = new_phone()
     create_table_and_match(phone)
     ready_offline(phone)
     phone.context.set_offline(True)
     enter_deal(phone, 5, kind="Stramazzo", side="Alice & Carla")  # card points the rules refuse
+    expect(phone.locator("#deal-errors")).to_have_text(
+        "In a stramazzo Alice & Carla took every card point, so their card points are 11, or 10"
+        " if the other side took the last trick."
+    )
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    phone.locator("#deal-form").get_by_label("Cappotto", exact=True).check()  # 11 to 0, then
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.locator("#live")).to_contain_text("Deal 1 decides the match.")
+    expect(phone.locator("#deal-form")).to_be_hidden()
+    assert stored() == []
+
+    back_online(phone)
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 11)]
+
+
+def test_offline_a_claim_decides_the_match_and_one_refused_is_corrected_in_the_form(new_phone):
+    phone = new_phone()
+    create_table_and_match(phone, claims=True)
+    ready_offline(phone)
+    phone.context.set_offline(True)
+    enter_deal(phone, "", kind="Claim", side="Alice & Carla")  # no card points: the server's say
     expect(phone.locator("#live")).to_contain_text("Deal 1 decides the match.")
     expect(phone.locator("#deal-form")).to_be_hidden()
 

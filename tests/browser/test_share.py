@@ -1,6 +1,7 @@
-"""The result shared in the table's chat at the end of a match, in a real Chromium at phone
-size: the picture (a PNG the phone makes of the server's SVG) and the text, through the
-phone's share sheet (stubbed here: the test's Chromium has none), else Copy and Download."""
+"""The result shared in the table's chat at the end of a match, and tonight's tally from the
+table page, in a real Chromium at phone size: the picture (a PNG the phone makes of the
+server's SVG) and the text, through the phone's share sheet (stubbed here: the test's Chromium
+has none), else Copy and Download."""
 
 import base64
 import re
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 from matches import rules, services
 from matches.models import Match
 from tests.browser.conftest import PHONE
+from tests.evening import AB, AC, BD, CD, play
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -62,23 +64,47 @@ def end_it(new_phone, match: Match, script: str | None = None, **phone):
     return page
 
 
-def share_offered(page) -> None:
+RESULT, TONIGHT = "Share the result", "Share tonight's tally"
+
+
+def share_offered(page, region: str = RESULT) -> None:
     """Once share.js has run on the result (fetched once the result came): it names on the
     download link the picture it makes. A tap before it would do nothing."""
-    download = page.get_by_role("region", name="Share the result").locator("[data-download]")
+    download = page.get_by_role("region", name=region).locator("[data-download]")
     expect(download).to_have_attribute("data-key", re.compile("."))
 
 
-def share_button(page):
-    """Share, under the result's heading: the phone's share sheet."""
-    region = page.get_by_role("region", name="Share the result")
-    return region.get_by_role("button", name="Share", exact=True)
+def share_button(page, region: str = RESULT):
+    """Share, under the result's heading (or tonight's): the phone's share sheet."""
+    return page.get_by_role("region", name=region).get_by_role("button", name="Share", exact=True)
+
+
+def within_the_phone(page, share) -> None:
+    """Share, within the phone's width, on a page that does not scroll sideways."""
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    box = share.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
 
 
 def png_size(data: bytes) -> tuple[int, int]:
     """A PNG's width and height, from its header (IHDR, the first chunk)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])
+
+
+def shared_png(page) -> bytes:
+    """The file the share sheet was given, as its bytes."""
+    return base64.b64decode(
+        page.evaluate(
+            """async () => {
+              const bytes = new Uint8Array(await window.shared.file.arrayBuffer());
+              let text = "";
+              for (const byte of bytes) text += String.fromCharCode(byte);
+              return btoa(text);
+            }"""
+        )
+    )
 
 
 # In the page: the picture's SVG drawn inline (as the PNG was drawn, with the same fonts),
@@ -124,10 +150,7 @@ def test_the_result_is_shared_as_a_picture_with_its_text(new_phone, phone_size):
     page = end_it(new_phone, match, TAKES_FILES, **phone_size)
     share = share_button(page)
     expect(share).to_be_visible()
-    width = page.viewport_size["width"]
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-    box = share.bounding_box()
-    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    within_the_phone(page, share)
     if phone_size is SMALL:
         page.locator("#live").screenshot(path=str(DOCS / "share-360.png"))
     share.click()
@@ -142,16 +165,7 @@ def test_the_result_is_shared_as_a_picture_with_its_text(new_phone, phone_size):
     assert shared["type"] == "image/png"
     assert shared["name"].startswith("tressette-circolo-del-tressette-match-1-")
     assert shared["name"].endswith(".png")
-    data = base64.b64decode(
-        page.evaluate(
-            """async () => {
-              const bytes = new Uint8Array(await window.shared.file.arrayBuffer());
-              let text = "";
-              for (const byte of bytes) text += String.fromCharCode(byte);
-              return btoa(text);
-            }"""
-        )
-    )
+    data = shared_png(page)
     url = f"/t/{match.table.viewer_token}/m/{match.pk}/result.svg"
     drawn = page.evaluate_handle("window.shared.file")
     inked = page.evaluate(INKED, [url, drawn])
@@ -223,3 +237,54 @@ def test_share_works_on_the_result_an_answer_brings_and_on_the_page_drawn_with_i
     share_button(page).click()
     page.wait_for_function("() => window.shared !== null")
     assert page.evaluate("window.shared.text").startswith("Maria Grazia Santangelo & Carla 22")
+
+
+def test_tonight_s_tally_is_shared_as_a_picture_with_its_text(new_phone):
+    table = TableFactory(name="Osteria del Ponte")
+    play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
+    play(table, [AC, BD], 1, how="cappotto")  # la rivincita, to the other side: 2 games
+    play(table, [AB, CD], 0)  # partners change: the players' tally is not the sides'
+    page = new_phone(**SMALL)
+    page.add_init_script(TAKES_FILES)
+    page.goto(f"/t/{table.viewer_token}/")  # the view-only link
+    share_offered(page, TONIGHT)
+    share = share_button(page, TONIGHT)
+    expect(share).to_be_visible()
+    within_the_phone(page, share)
+    share.click()
+    page.wait_for_function("() => window.shared !== null")
+    shared = page.evaluate("window.shared")
+    lines = shared["text"].splitlines()
+    assert re.fullmatch(r"Osteria del Ponte · Tonight since ([^,]+, \d{4}, )?\d\d:\d\d", lines[0])
+    assert lines[1:] == [
+        "Alice & Carla 1 – 1 Beppe & Dino · la bella",
+        "Alice & Beppe 1 – 0 Carla & Dino",
+        "Sides: Alice & Carla 1 (1 game), Beppe & Dino 1 (2 games), Alice & Beppe 1 (1 game),"
+        " Carla & Dino 0 (0 games)",
+        "Players: Alice 2 (2 games), Carla 1 (1 game), Beppe 2 (3 games), Dino 1 (2 games)",
+    ]
+    assert shared["type"] == "image/png"
+    assert re.fullmatch(r"tressette-osteria-del-ponte-\d{4}-\d\d-\d\d\.png", shared["name"])
+    data = shared_png(page)
+    url = f"/t/{table.viewer_token}/tonight.svg"
+    inked = page.evaluate(INKED, [url, page.evaluate_handle("window.shared.file")])
+    assert png_size(data) == (1080, inked["height"])
+    # Each series, each side's and each player's wins and games, in the picture's order …
+    said = [text["text"] for text in inked["texts"]]
+    assert re.fullmatch(r"Tonight since ([^,]+, \d{4}, )?\d\d:\d\d", said[0])
+    assert said[1:] == [
+        "Osteria del Ponte",
+        *("Alice & Carla", "Beppe & Dino", "1 – 1", "la bella"),
+        *("Alice & Beppe", "Carla & Dino", "1 – 0"),
+        "Sides",
+        *("Alice & Carla", "1 won · 1 game", "Beppe & Dino", "1 won · 2 games"),
+        *("Alice & Beppe", "1 won · 1 game", "Carla & Dino", "0 won · 0 games"),
+        "Players",
+        *("Alice", "2 won · 2 games", "Carla", "1 won · 1 game"),
+        *("Beppe", "2 won · 3 games", "Dino", "1 won · 2 games"),
+        "Tressette Scoresheet",
+    ]
+    # … drawn in the PNG the phone shared, each where the picture lays it out, inside it.
+    for text in inked["texts"]:
+        assert text["inked"] > 0.04, text
+        assert text["x"] >= 0 and text["right"] <= 1080, text

@@ -138,3 +138,45 @@ def test_offline_a_cappottone_is_checked_and_settles_the_match_as_a_cappotto_doe
     deal = Deal.objects.get(number=2)
     assert (deal.kind, deal.seat, deal.side) == ("cappottone", 2, 0)
     expect(phone.locator(".decided")).to_contain_text("Carla took every trick alone")
+
+
+def stramazzone(page, card_points: int, player: str) -> None:
+    """A stramazzone by `player`, their side's card points typed, saved."""
+    form = page.locator("#deal-form")
+    form.get_by_label("Stramazzone", exact=True).check()
+    form.locator(".player-choice").get_by_text(player, exact=True).click()
+    page.locator("#id_card_points_0").fill(str(card_points))
+    page.get_by_role("button", name="Save deal").click()
+
+
+def test_offline_a_stramazzone_s_card_points_are_checked_in_the_server_s_words(new_phone):
+    phone = new_phone(viewport={"width": 360, "height": 740})
+    create_table_and_match(phone)  # Alice & Carla against Beppe & Dino, line 21
+    ready_offline(phone)
+    stramazzone(phone, 9, "Carla")  # the others took 2: no stramazzone
+    refused = phone.locator("#deal-errors, #deal-form .errorlist")
+    expect(refused).to_contain_text("In a stramazzone one player of Alice & Carla")
+    said_online = refused.inner_text()
+
+    phone.reload()
+    phone.context.set_offline(True)
+    stramazzone(phone, 9, "Carla")
+    expect(phone.locator("#deal-errors")).to_have_text(said_online)
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert phone.locator("#id_card_points_0").input_value() == "9"  # kept to correct
+
+    phone.locator("#id_card_points_0").fill("10")  # the others took only the last trick
+    phone.get_by_role("button", name="Save deal").click()
+    pending = phone.locator("#deal-rows tr.pending")
+    expect(pending).to_have_count(1)
+    expect(pending.locator("td.side-0 .tag")).to_have_text("Stramazzone · Carla")
+    expect(phone.locator("#live")).to_contain_text("Deal 1 decides the match.")
+    assert stored() == []
+
+    phone.context.set_offline(False)
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    assert stored() == [(1, 10)]  # once
+    deal = Deal.objects.get()
+    assert (deal.kind, deal.seat, deal.side) == ("stramazzone", 2, 0)
+    expect(phone.locator(".decided")).to_contain_text("Carla took every card point alone")

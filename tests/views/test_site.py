@@ -83,6 +83,13 @@ def test_offline_js_gets_the_rules_data_and_words_in_each_language_named_by_its_
             "cappottone": "player",
             "stramazzone": "player",
         }
+        # A stramazzone's card points, checked on the phone as the rules check them: the
+        # sweepers' 10 or 11, the others' 1 (the last trick) or 0, a blank side filled in.
+        stramazzone = data["sweep_cards"]["stramazzone"]
+        assert (stramazzone["least"], stramazzone["most"], stramazzone["blank"]) == (10, 1, None)
+        assert stramazzone["others"][10] == 1 and stramazzone["sweepers"][1] == 10
+        assert data["sweep_cards"]["cappottone"]["blank"] == [11, 0]
+        assert "stramazzone" in data["checks"]["stramazzone_sweeper_card_points"]
     italian = client.get("/offline.it.js").content.decode()
     assert "in attesa di invio" in italian
 
