@@ -7,6 +7,8 @@ from playwright.sync_api import expect
 
 from matches.models import Change, Deal, Match
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, scripted, scripts_ran
+from tests.browser.test_entry import said
+from tests.browser.test_other_phones import PHONES, SIDEWAYS, join
 from tests.browser.test_sheet import create_table_and_match, enter_deal, totals
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,26 +88,43 @@ def offline_beside_an_online_phone(new_phone):
     return phone, second_scorer(new_phone, phone.url)
 
 
-def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(new_phone):
-    phone, other = offline_beside_an_online_phone(new_phone)
+@pytest.mark.parametrize(("device", "language"), PHONES)
+def test_a_deal_another_phone_entered_first_is_neither_lost_nor_doubled(
+    new_phone, device, language
+):
+    other = new_phone()  # online all along, in English
+    create_table_and_match(other, line="41")
+    phone = new_phone(**device)
+    join(phone)
+    phone.goto(other.url)
+    ready_offline(phone)
     phone.context.set_offline(True)
-    enter_deal(phone, 8)  # deal 1, kept on the phone
+    phone.locator("#id_card_points_0").fill("8")  # deal 1, kept on the phone
+    phone.locator("#deal-form button.save").click()
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
     enter_deal(other, 6)  # deal 1 too, saved first
     expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
 
     back_online(phone)
     question = phone.locator("#offline-notice")
-    expect(question).to_contain_text("Deal 1 was just entered on another phone.")
-    expect(question).to_contain_text("Yours, entered on this phone, was not saved")
-    expect(question).to_contain_text("Alice & Carla 8 + 0, Beppe & Dino 3 + 0")
+    expect(question).to_contain_text(
+        said(language, "Deal %(number)s was just entered on another phone.", number=1)
+    )
+    yours = "Alice & Carla 8 + 0, Beppe & Dino 3 + 0"
+    expect(question).to_contain_text(
+        said(language, "Yours, entered on this phone, was not saved: %(yours)s.", yours=yours)
+    )
     assert stored() == [(1, 6)]  # the person decides
     # Until then the totals are the server's, as the other phone shows them: nothing waits.
     expect(phone.locator(".scoreboard .total")).to_have_text(["6", "5"])
-    expect(phone.locator(".scoreboard")).not_to_contain_text("provisional")
+    expect(phone.locator(".scoreboard")).not_to_contain_text(said(language, "provisional"))
     assert totals(other) == ["6", "5"]
-    question.get_by_role("button", name="Add mine as deal 2").click()
+    assert phone.evaluate(SIDEWAYS) <= 0
+    add = said(language, "Add mine as deal %(number)s", number=2)
+    question.get_by_role("button", name=add).click()
     expect(phone.locator("#deal-2")).to_be_visible()
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
+    expect(phone.locator(".scoreboard .total")).to_have_text(["14", "8"])
     assert stored() == [(1, 6), (2, 8)]
 
 

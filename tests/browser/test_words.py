@@ -3,7 +3,10 @@ and its deals' headings, and the stats, no word is broken across two lines or cu
 word by word in the browser. At 360x740 and on a Pixel 7, light and dark, in Italian, English
 and Croatian, with long names. In the dark the top bar is as dim as the page."""
 
+import re
+
 import pytest
+from django.utils import translation
 from playwright.sync_api import expect
 
 from matches import rules, services
@@ -14,13 +17,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SIZES = {"360x740": {"width": 360, "height": 740}, "pixel-7": {"width": 412, "height": 915}}
 LOCALES = {"it": "it-IT", "en": "en-US", "hr": "hr-HR"}
 MARIA, GIOVANNI, FRANJO = "Maria Grazia Santangelo", "Giovanni Battista", "Franjo Kuharić-Vlašić"
+SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 SWEEP = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
 
 # Each word shown inside `scopes`, split as the page's language splits words: the word, the
 # number of lines it is drawn on, and whether something clips it (a box with its overflow
 # hidden, an ellipsis, a clamp of lines) or the screen's edge; a text the server cut short
-# ("Maria Grazia Sa…") counts as cut. Text only screen readers get (clipped to a pixel) is
-# left out.
+# ("Maria Grazia Sa…") counts as cut, an "…" alone (a total not known yet) not. Text only
+# screen readers get (clipped to a pixel), or folded in a closed <details>, is left out.
 WORDS = """scopes => {
   const segmenter = new Intl.Segmenter(document.documentElement.lang, {granularity: "word"});
   const clips = element => getComputedStyle(element).overflow !== "visible";
@@ -31,13 +35,24 @@ WORDS = """scopes => {
     }
     return !element.checkVisibility({visibilityProperty: true, opacityProperty: true});
   };
+  // Inside a closed <details>, only its summary is drawn.
+  const folded = node => {
+    for (let d = node.parentElement.closest("details:not([open])"); d;
+      d = d.parentElement.closest("details:not([open])")) {
+      const summary = d.querySelector(":scope > summary");
+      if (!summary || !summary.contains(node)) return true;
+    }
+    return false;
+  };
   const found = [];
   for (const root of scopes.flatMap(scope => [...document.querySelectorAll(scope)])) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (unseen(node.parentElement)) continue;
+      if (unseen(node.parentElement) || folded(node)) continue;
       for (const {segment, index, isWordLike} of segmenter.segment(node.data)) {
-        if (segment === "…") found.push({word: node.data, lines: 1, cut: true, in: "text"});
+        if (segment === "…" && node.data.trim() !== "…") {
+          found.push({word: node.data, lines: 1, cut: true, in: "text"});
+        }
         if (!isWordLike) continue;
         const range = document.createRange();
         range.setStart(node, index);
@@ -87,6 +102,31 @@ def words_on(phone, scopes: list[str]) -> list[dict]:
     return phone.evaluate(WORDS, scopes)
 
 
+# The whole sheet: the top bar, the scoreboard with the line and tonight's series, the deals,
+# what this phone and the others were told, and the next deal's entry.
+SHEET = [".topbar", "#live", "#rows", "#notices", "#elsewhere", "#entry"]
+
+
+def chip(phone, name: str, value: str):
+    """The chip a finger taps for this choice of the deal form."""
+    return phone.locator(
+        "#deal-form label", has=phone.locator(f"input[name={name}][value='{value}']")
+    )
+
+
+def words_of(language: str, message: str) -> set[str]:
+    with translation.override(language):
+        return set(re.findall(r"\w+(?:['’]\w+)*", translation.gettext(message)))
+
+
+def measured(phone, wrong: dict, shown: dict, name: str, scopes: list[str]) -> None:
+    """Measure each word within `scopes` now, under `name`; nothing wider than the screen."""
+    found = words_on(phone, scopes)
+    shown[name] = {w["word"] for w in found}
+    wrong[name] = [w for w in found if w["lines"] != 1 or w["cut"]]
+    assert phone.evaluate(SIDEWAYS) <= 0, name
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("language", LOCALES)
 @pytest.mark.parametrize("size", SIZES)
@@ -94,29 +134,46 @@ def test_no_word_is_broken_or_cut(new_phone, screenshot, size, language, scheme)
     phone = new_phone(viewport=SIZES[size], locale=LOCALES[language], color_scheme=scheme)
     table, four, due = table_of_long_names()
     base = as_scorer(phone, table)
-    pages = {
-        "four": (f"{base}m/{four.pk}/", [".topbar", ".scoreboard", ".deals thead"]),
-        "due": (f"{base}m/{due.pk}/", [".topbar", ".scoreboard", ".deals thead"]),
-        "stats": (f"{base}stats", [".topbar", "main"]),
-    }
     wrong, shown = {}, {}
-    for name, (url, scopes) in pages.items():
-        phone.goto(url)
-        if name != "stats":
-            expect(phone.locator(".wake")).to_be_visible()  # "Keep screen on", in the bar
+    for name, match in (("four", four), ("due", due)):
+        phone.goto(f"{base}m/{match.pk}/")
+        expect(phone.locator(".wake")).to_be_visible()  # "Keep screen on", in the bar
+        expect(phone.locator("#tonight-line")).to_be_visible()
+        measured(phone, wrong, shown, name, SHEET)
+        # While a deal is typed: what it will make, then the sweeps' sides and players.
+        chip(phone, "card_pad_0", "8").click()
+        expect(phone.locator("#after [data-after]")).to_be_visible()
+        measured(phone, wrong, shown, f"{name}-typed", SHEET)
+        chip(phone, "kind", "cappotto").click()
+        expect(phone.locator("#deal-form .side-choice")).to_be_visible()
+        measured(phone, wrong, shown, f"{name}-sweep", ["#entry"])
+        if name == "four":  # a player sweeps alone only in a match of four
+            chip(phone, "kind", "cappottone").click()
+            expect(phone.locator("#deal-form .player-choice")).to_be_visible()
+            measured(phone, wrong, shown, "four-alone", ["#entry"])
+        chip(phone, "kind", "normal").click()
+        phone.locator("#deal-form button.save").click()
+        expect(phone.locator("#saved")).to_be_visible()  # "Deal 3 saved. Undo"
         screenshot(phone, f"words-{name}-{size}-{language}-{scheme}")
-        found = words_on(phone, scopes)
-        shown[name] = {w["word"] for w in found}
-        wrong[name] = [w for w in found if w["lines"] != 1 or w["cut"]]
-        assert phone.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
-    assert wrong == {"four": [], "due": [], "stats": []}
-    # The long names were there to be measured, each of their words; the bar's toggle too.
+        measured(phone, wrong, shown, f"{name}-saved", SHEET)
+    phone.goto(f"{base}stats")
+    screenshot(phone, f"words-stats-{size}-{language}-{scheme}")
+    measured(phone, wrong, shown, "stats", [".topbar", "main"])
+    assert wrong == {name: [] for name in wrong}
+    # What was measured: the long names, each of their words, in the scoreboard, the deals and
+    # the chips; the bar's toggle, Save, the hint and the preview, the line, tonight, Undo.
     names = {"Maria", "Grazia", "Santangelo", "Giovanni", "Battista", "Kuharić", "Vlašić"}
     assert names <= shown["four"]
-    assert {"Maria", "Grazia", "Santangelo", "Kuharić", "Vlašić"} <= shown["due"]
+    assert names <= shown["four-alone"]
+    assert {"Maria", "Grazia", "Santangelo", "Kuharić", "Vlašić"} <= shown["due-sweep"]
     assert names | {"Giulia", "Ante", "Circolo"} <= shown["stats"]
-    toggle = {"it": {"Schermo", "sempre", "acceso"}, "en": {"Keep", "screen", "on"}}
-    assert toggle.get(language, {"Zaslon", "uvijek", "uključen"}) <= shown["four"]
+    for name in ("four", "due"):
+        for message in ("Keep screen on", "Save deal", "Tap one side's card points.", "Tonight"):
+            assert words_of(language, message) <= shown[name], (name, message)
+        assert words_of(language, "After this deal:") <= shown[f"{name}-typed"]
+        assert words_of(language, "Which side swept") <= shown[f"{name}-sweep"]
+        assert words_of(language, "Undo") <= shown[f"{name}-saved"]
+        assert words_of(language, "Line %(line)s") - {"line", "s"} <= shown[f"{name}-saved"]
 
 
 def luminance(rgb: str) -> float:
