@@ -239,6 +239,32 @@ def test_share_works_on_the_result_an_answer_brings_and_on_the_page_drawn_with_i
     assert page.evaluate("window.shared.text").startswith("Maria Grazia Santangelo & Carla 22")
 
 
+def test_share_is_offered_only_once_it_can_open_the_share_sheet(new_phone):
+    """share.js comes after the result (fetched once End match answered): until it has run,
+    a tap on Share would do nothing, so no Share is offered; Copy and the picture's link work
+    without it."""
+    match = decided_match()
+    held = []  # share.js's request, answered when the test says
+    page = new_phone(**SMALL, service_workers="block")  # else it, not the test, answers
+    page.add_init_script(TEXT_ONLY)
+    page.route(re.compile(r"/js/share\.[^/]*js$"), lambda route: held.append(route))
+    page.goto(f"/join/{match.table.scorer_token}/")
+    page.get_by_role("button", name="Join as a scorer").click()
+    page.goto(f"/t/{match.table.viewer_token}/m/{match.pk}/")
+    page.get_by_role("button", name="End match").click()
+    expect(page.locator(".result")).to_contain_text("won the match")
+    page.wait_for_function("() => document.querySelector(\"script[src*='/js/share.']\")")
+    region = page.get_by_role("region", name=RESULT)
+    expect(share_button(page)).to_have_count(0)  # hidden: not offered
+    expect(region.get_by_role("button", name="Copy", exact=True)).to_be_visible()
+    expect(region.get_by_role("link", name="Download the picture")).to_be_visible()
+    held[0].continue_()
+    share_offered(page)
+    share_button(page).click()
+    page.wait_for_function("() => window.shared !== null")
+    assert page.evaluate("window.shared.text").startswith("Maria Grazia Santangelo & Carla 22")
+
+
 def test_tonight_s_tally_is_shared_as_a_picture_with_its_text(new_phone):
     table = TableFactory(name="Osteria del Ponte")
     play(table, [AC, BD], 0, evening=rules.Evening.FIRST_TO_2, stakes=True)
