@@ -274,7 +274,7 @@ def tonight_picture(tonight: Tonight) -> Picture:
             if n % 2 == 0:
                 boxes.append(Box(_PAD, top, WIDTH - 2 * _PAD, 56, STRIPE))
             name = fit(one.name, WIDTH - 2 * _PAD - 360, 32, 20)
-            texts += name.drawn(_PAD + 16, top + 10)
+            texts += name.on_baseline(_PAD + 16, top + 39)
             won = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
             if tonight.games_counted:
                 games = ngettext("%(n)s game", "%(n)s games", one.games) % {"n": one.games}

@@ -231,6 +231,11 @@ class _Fitted:
             texts.append(Text(x, y, self.size, line, fill, self.bold, anchor, squeeze))
         return texts
 
+    def on_baseline(self, x: int, y: int, fill: str = INK, anchor: str = "start") -> list[Text]:
+        """Its lines, the first one on baseline `y`: in line with a text of another size
+        beside it, whatever size this one was fitted at."""
+        return self.drawn(x, y - round(self.size * 0.85), fill, anchor)
+
 
 def fit(
     text: str, room: int, largest: int, smallest: int, lines: int = 1, bold: bool = False

@@ -5,6 +5,7 @@ import doctest
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from matches import rules, selectors, services
 from matches.models import NAME_MAX, Change, Match, Player
@@ -392,6 +393,31 @@ def test_tonight_s_tally_is_shared_as_a_picture(client):
     for said in ("Osteria", "1 – 1", "la bella", "Alice &amp; Carla", "1 won · 2 games"):
         assert said in drawn
     assert client.get(url, HTTP_IF_NONE_MATCH=answer["ETag"], **EN).status_code == 304
+
+
+def test_each_name_in_tonight_s_picture_stands_on_the_line_of_its_wins():
+    """A long name is fitted smaller than a short one: its baseline stays its row's, the
+    wins' beside it."""
+    from tests.evening import AC, BD, play
+
+    table = services.create_table(name="Osteria")
+    long = ["Maria Grazia Santangelo De Benedictis", "Carla"]
+    play(table, [long, BD], 0)
+    play(table, [AC, BD], 1)
+    table.refresh_from_db()  # its evening, begun by the first match
+    with translation.override("en"):
+        picture = selectors.tonight_picture(selectors.load_tonight(table))
+    rows = {}
+    for text in picture.texts:
+        rows.setdefault(text.y, []).append(text)
+    won = [text for text in picture.texts if text.text.endswith(" won")]
+    assert len(won) == 2 + 6  # three sides and five players (one played twice)
+    sizes = set()
+    for wins in won:
+        beside = [text for text in rows[wins.y] if text is not wins]
+        assert len(beside) == 1, f"no name on the line of {wins.text!r}"
+        sizes.add(beside[0].size)
+    assert len(sizes) > 1  # the long name fitted smaller, and still in line
 
 
 def test_the_history_says_how_the_evening_came_to_be_counted_otherwise(client):
