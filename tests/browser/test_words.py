@@ -1,7 +1,8 @@
 """Reading the sheet at the table (issue 50, 9, 10, 12): in the top bar, the sheet's scoreboard
 and its deals' headings, and the stats, no word is broken across two lines or cut off, measured
-word by word in the browser. At 360x740 and on a Pixel 7, light and dark, in Italian, English
-and Croatian, with long names. In the dark the top bar is as dim as the page."""
+word by word in the browser. At 360x740, on a Pixel 7 and on a tablet (where the deals' column
+of numbers is wide enough to hold a dealer's name), light and dark, in Italian, English and
+Croatian, with long names. In the dark the top bar is as dim as the page."""
 
 import re
 
@@ -14,7 +15,8 @@ from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-SIZES = {"360x740": {"width": 360, "height": 740}, "pixel-7": {"width": 412, "height": 915}}
+SIZES = {"360x740": {"width": 360, "height": 740}, "pixel-7": {"width": 412, "height": 915},
+         "tablet": {"width": 800, "height": 1280}}  # fmt: skip
 LOCALES = {"it": "it-IT", "en": "en-US", "hr": "hr-HR"}
 MARIA, GIOVANNI, FRANJO = "Maria Grazia Santangelo", "Giovanni Battista", "Franjo Kuharić-Vlašić"
 SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
