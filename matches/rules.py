@@ -77,7 +77,7 @@ DEFAULT_LINE, MIN_LINE, MAX_LINE = 21, 11, 101
 # declarations (akuže), 31 without.
 HOUSE_LINES = ((21, True), (41, True), (31, False))
 
-_SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO, DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
+SWEEPS = (DealKind.CAPPOTTO, DealKind.STRAMAZZO, DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
 SWEEPS_BY_ONE = (DealKind.CAPPOTTONE, DealKind.STRAMAZZONE)
 # The sweep by a side each sweep by one player is a case of: checked and scored as that one.
 _SIDE_SWEEPS = {DealKind.CAPPOTTONE: DealKind.CAPPOTTO, DealKind.STRAMAZZONE: DealKind.STRAMAZZO}
@@ -439,7 +439,7 @@ class Outcome:
 def is_sweep(kind: DealKind) -> bool:
     """A cappotto or a stramazzo, by a side or by one player alone: the sweeper's points are
     what takes it to the line."""
-    return kind in _SWEEPS
+    return kind in SWEEPS
 
 
 def sweeper_named(kind: DealKind) -> str | None:

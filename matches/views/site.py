@@ -109,7 +109,6 @@ _OFFLINE_WORDS = {
 }
 # The checks of a played-out deal or a sweep a phone makes offline, in the rules' own words
 # (a claim waits for the server's).
-_SWEEPS = [kind for kind in rules.DealKind if rules.is_sweep(kind)]
 _OFFLINE_CHECKS = (
     "sweep_side_required",
     "sweep_player_required",
@@ -117,7 +116,7 @@ _OFFLINE_CHECKS = (
     "card_points_too_high",
     "card_points_sum",
     "card_points_sweep",
-    *(f"{kind}_{said}card_points" for kind in _SWEEPS for said in ("sweeper_", "")),
+    *(f"{kind}_{said}card_points" for kind in rules.SWEEPS for said in ("sweeper_", "")),
     "declaration_impossible",
     "declarations_exceed_deck",
 )
@@ -138,7 +137,7 @@ def offline_words(language: str) -> str:
         "kinds": kinds,
         # Whom each sweep names: "side", or "player" for one who swept alone.
         "sweeps": {kind: by for kind in rules.DealKind if (by := rules.sweeper_named(kind))},
-        "sweep_cards": {kind: _sweep_card_points(kind) for kind in _SWEEPS},
+        "sweep_cards": {kind: _sweep_card_points(kind) for kind in rules.SWEEPS},
         "cards": rules.CARD_POINTS_PER_DEAL,
         "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
         "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},

@@ -121,9 +121,9 @@
     var code = SWEEPS[values.kind] === "player" ? "sweep_player_required" : "sweep_side_required";
     return [say(d.words[code], {})];
   }
-  // A played-out deal's points, or the rules' words for what is wrong with it; a sweep's
-  // words alone (its points are what takes it to the line: the server's). A claim or text
-  // other than plain numbers is not read here (null): the server reads it.
+  // A played-out deal's points, or the rules' words for what is wrong with it; for a sweep,
+  // its errors only (its score is the server's). A claim or text other than plain numbers is
+  // not read here (null): the server reads it.
   function read(values, d) {
     var unnamed = sweepErrors(values, d);
     if (unnamed.length) return { errors: unnamed };

@@ -158,7 +158,7 @@ def test_offline_a_stramazzone_s_card_points_are_checked_in_the_server_s_words(n
     expect(refused).to_contain_text("In a stramazzone one player of Alice & Carla")
     said_online = refused.inner_text()
 
-    phone.reload()
+    ready_offline(phone)  # the page afresh, offline.js with it
     phone.context.set_offline(True)
     stramazzone(phone, 9, "Carla")
     expect(phone.locator("#deal-errors")).to_have_text(said_online)

@@ -411,7 +411,7 @@ def test_each_name_in_tonight_s_picture_stands_on_the_line_of_its_wins():
     for text in picture.texts:
         rows.setdefault(text.y, []).append(text)
     won = [text for text in picture.texts if text.text.endswith(" won")]
-    assert len(won) == 2 + 6  # three sides and five players (one played twice)
+    assert len(won) == 3 + 5  # three sides and five players
     sizes = set()
     for wins in won:
         beside = [text for text in rows[wins.y] if text is not wins]
