@@ -11,6 +11,7 @@ from django.utils import translation
 from playwright.sync_api import expect
 
 from matches import rules, services
+from matches.models import NAME_MAX
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -215,3 +216,27 @@ def test_the_top_bar_is_dim_in_the_dark_and_its_words_read_clearly(new_phone, sc
     # The phone's own status bar above the page takes the bar's colour.
     theme = colours["theme"]
     assert colours["bar"] == f"rgb({', '.join(str(int(theme[i : i + 2], 16)) for i in (1, 3, 5))})"
+
+
+LONGEST = "Maria Grazia Santangelo Kuharić-Vlašić 👍"  # as long as a name may be
+
+
+@pytest.mark.parametrize("size", ["360x740", "pixel-7"])
+def test_the_longest_dealer_s_name_is_whole_and_leaves_the_pencil_free(new_phone, size):
+    """On a phone a dealer's name has a line of its own at the foot of the deal's row, across
+    the points: the longest a name may be is read whole there, clear of the pencil."""
+    assert len(LONGEST) == NAME_MAX
+    phone = new_phone(viewport=SIZES[size])
+    table = TableFactory(name="Circolo")
+    match = services.start_match(table=table, players=[[LONGEST, "Ante"], ["Bruno", "Carla"]])
+    services.record_deal(match_id=match.pk, number=1, entry=rules.DealEntry((6, 5), (0, 0)))
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.locator("form:has(#id_label) button[type=submit]").click()
+    expect(phone.locator("#deal-1")).to_be_visible()  # one match under way: its sheet
+    row = phone.locator("#deal-1")
+    expect(row.locator(".dealer")).to_have_text(LONGEST)
+    assert [w for w in words_on(phone, ["#rows"]) if w["lines"] != 1 or w["cut"]] == []
+    name = row.locator(".dealer").bounding_box()
+    pencil = row.locator(".change .button").bounding_box()
+    beside = name["y"] < pencil["y"] + pencil["height"] and pencil["y"] < name["y"] + name["height"]
+    assert not beside or name["x"] + name["width"] <= pencil["x"], (name, pencil)
