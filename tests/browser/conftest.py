@@ -68,6 +68,8 @@ def new_phone(browser, live_server):
 
 
 SCRIPTED = "html[data-scripted]"
+# How far the page scrolls sideways: 0 when nothing is wider than the phone.
+SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
 def scripts_ran(page) -> None:

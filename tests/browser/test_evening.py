@@ -12,13 +12,12 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.models import Table
-from tests.browser.conftest import scripts_ran
+from tests.browser.conftest import SIDEWAYS, scripts_ran
 from tests.browser.test_sheet import enter_deal
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SMALL = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2}
-SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 AC, BD = ("Alice", "Carla"), ("Beppe", "Dino")
 AB, CD = ("Alice", "Beppe"), ("Carla", "Dino")
 

@@ -6,9 +6,9 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.models import Change, Deal, Match
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, scripted, scripts_ran
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE, SIDEWAYS, scripted, scripts_ran
 from tests.browser.test_entry import said
-from tests.browser.test_other_phones import PHONES, SIDEWAYS, join
+from tests.browser.test_other_phones import PHONES, join
 from tests.browser.test_sheet import create_table_and_match, enter_deal, totals
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.models import Table
-from tests.browser.conftest import scripts_ran
+from tests.browser.conftest import SIDEWAYS, scripts_ran
 from tests.browser.test_sheet import create_table_and_match, enter_deal
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,7 +47,6 @@ SAID = {
     },
 }
 # Nothing on the page wider than the screen.
-SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
 def join(page, label: str = "") -> None:

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from matches import rules, services
 from matches.models import NAME_MAX
+from tests.browser.conftest import SIDEWAYS
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,7 +21,6 @@ SIZES = {"360x740": {"width": 360, "height": 740}, "pixel-7": {"width": 412, "he
          "tablet": {"width": 800, "height": 1280}}  # fmt: skip
 LOCALES = {"it": "it-IT", "en": "en-US", "hr": "hr-HR"}
 MARIA, GIOVANNI, FRANJO = "Maria Grazia Santangelo", "Giovanni Battista", "Franjo Kuharić-Vlašić"
-SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 SWEEP = rules.DealEntry((11, 0), (0, 0), kind=rules.DealKind.CAPPOTTO, side=0)
 
 # Each word shown inside `scopes`, split as the page's language splits words: the word, the
