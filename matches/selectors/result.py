@@ -146,6 +146,7 @@ _PAD = 48
 _GAP = 24
 _INSET = 28  # inside a side's card
 _LEADING = 1.2
+_ASCENT = 0.85  # a line's baseline below its top, in sizes
 _BAND = 104  # the band on top: the table and the day
 
 PAPER, CARD, STRIPE, RULE = "#f6f4ee", "#ffffff", "#eeebe2", "#d5d2c7"
@@ -225,7 +226,7 @@ class _Fitted:
         """Its lines, the first one's top at `top`."""
         texts = []
         for i, line in enumerate(self.lines):
-            y = top + round(self.size * (0.85 + i * _LEADING))
+            y = top + round(self.size * (_ASCENT + i * _LEADING))
             wide = text_width(line, self.size, self.bold) > self.room
             squeeze = self.room if wide else None
             texts.append(Text(x, y, self.size, line, fill, self.bold, anchor, squeeze))
@@ -234,7 +235,7 @@ class _Fitted:
     def on_baseline(self, x: int, y: int, fill: str = INK, anchor: str = "start") -> list[Text]:
         """Its lines, the first one on baseline `y`: in line with a text of another size
         beside it, whatever size this one was fitted at."""
-        return self.drawn(x, y - round(self.size * 0.85), fill, anchor)
+        return self.drawn(x, y - round(self.size * _ASCENT), fill, anchor)
 
 
 def fit(
@@ -277,7 +278,7 @@ def result_picture(result: Result) -> Picture:
     day = Text(WIDTH - _PAD, 66, 32, result.day, ON_ACCENT, anchor="end")
     room = WIDTH - 2 * _PAD - _GAP - math.ceil(text_width(result.day, 32))
     table = fit(result.table_name, room, 40, 26, bold=True)
-    texts = [day, *table.drawn(_PAD, day.y - round(table.size * 0.85), ON_ACCENT)]
+    texts = [day, *table.on_baseline(_PAD, day.y, ON_ACCENT)]
 
     cards = _cards(result, _BAND + 40)
     bottom = cards.height
@@ -364,7 +365,7 @@ def _deals(result: Result, top: int) -> Picture:
         texts.append(Text(at(_NUMBER), heading, head_size, "#", MUTED, anchor="end"))
         for i, name in enumerate(heads):
             centre = at(sum(_SIDES[i]) / 2)
-            last = round(name.size * (0.85 + (len(name.lines) - 1) * _LEADING))
+            last = round(name.size * (_ASCENT + (len(name.lines) - 1) * _LEADING))
             texts += name.drawn(centre, heading - last, SIDES[i], "middle")
             boxes.append(Box(at(_SIDES[i][0]) + 4, top + head - 8, span - 8, 4, SIDES[i]))
         totals = _("Totals")
