@@ -170,7 +170,13 @@
     if (sweep) return errors.length ? { errors: errors } : null;
     return { errors: errors, cards: cards, declared: decl, points: [cards[0] + decl[0], cards[1] + decl[1]] };
   }
+  // A deal as this phone typed it, for a notice. A sweep's points are the server's, not typed:
+  // it is said as its row's tag says it, with the side that swept (a player alone is named).
   function typed(values, d) {
+    if (SWEEPS[values.kind]) {
+      var side = SWEEPS[values.kind] === "side" ? sweeper(values, d) : null;
+      return tagOf(values, d) + (side === null ? "" : " · " + d.sides[side]);
+    }
     var read_ = read(values, d);
     if (read_ && !read_.cards) read_ = null; // said wrong before it was read
     return [0, 1].map(function (i) {

@@ -143,6 +143,32 @@ def test_a_deal_discarded_after_another_phone_entered_it_first_is_not_stored(new
     assert stored() == [(1, 6), (2, 7)]
 
 
+@pytest.mark.parametrize(
+    ("kind", "choice", "sweeper"),
+    [("Cappotto", ".side-choice", "Beppe & Dino"), ("Cappottone", ".player-choice", "Dino")],
+)
+def test_a_sweep_another_phone_beat_is_said_as_the_sweep_and_who_swept(
+    new_phone, kind, choice, sweeper
+):
+    phone, other = offline_beside_an_online_phone(new_phone)
+    phone.context.set_offline(True)
+    form = phone.locator("#deal-form")
+    form.get_by_label(kind, exact=True).check()
+    form.locator(choice).get_by_text(sweeper, exact=True).click()
+    phone.get_by_role("button", name="Save deal").click()  # no card points: a sweep's are implied
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    enter_deal(other, 6)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+
+    back_online(phone)
+    question = phone.locator("#offline-notice")
+    expect(question).to_contain_text(
+        f"Yours, entered on this phone, was not saved: {kind} · {sweeper}."
+    )
+    expect(question).not_to_contain_text("0 + 0")  # nobody typed it
+    assert stored() == [(1, 6)]
+
+
 def test_a_refused_deal_gets_offline_the_words_it_gets_online(new_phone):
     online = new_phone()
     create_table_and_match(online)
