@@ -568,7 +568,7 @@ def as_typed(
     'Alice 5 + 3, Bob 6 + 0'
     >>> entry = rules.DealEntry((0, 11), (0, 0), rules.DealKind.CAPPOTTONE, seat=3)
     >>> as_typed(entry, ("Alice & Carla", "Beppe & Dino"), ("Alice", "Beppe", "Carla", "Dino"))
-    'Alice & Carla 0 + 0, Beppe & Dino 11 + 0 (Cappottone: Dino)'
+    'Alice & Carla 0 + 0, Beppe & Dino 11 + 0 (Cappottone · Dino)'
     """
     typed = ", ".join(
         f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
@@ -579,4 +579,4 @@ def as_typed(
     named = side_names[entry.side]
     if entry.seat is not None and entry.seat < len(seat_names):
         named = seat_names[entry.seat]
-    return f"{typed} ({kind_labels()[entry.kind]}: {named})"
+    return f"{typed} ({kind_labels()[entry.kind]} · {named})"

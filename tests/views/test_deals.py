@@ -873,7 +873,7 @@ def test_a_second_phones_cappottone_is_said_with_its_player(scorer, deal_url):
     scorer.post(deal_url, deal_data(key="phone-a"), **HX)
     page = parsed(scorer.post(deal_url, alone(seat="2", key="phone-b"), **HX))
     assert (
-        "Yours were not saved: Alice & Carla 11 + 0, Beppe & Dino 0 + 0 (Cappottone: Carla)."
+        "Yours were not saved: Alice & Carla 11 + 0, Beppe & Dino 0 + 0 (Cappottone · Carla)."
         in (words(one(page, "#conflict")))
     )
     edit = parsed(scorer.get(one(page, "#conflict a.button")["href"], **EN))
