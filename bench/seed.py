@@ -151,8 +151,8 @@ def _rows(match: Match, plan: Plan) -> tuple[list[dict], list[dict]]:
     return deals, changes
 
 
-_DEAL_FIELDS = ["match_id", "number", "created_at", "kind", "side", "card_points_0",
-    "card_points_1", "declared_points_0", "declared_points_1", "points_0", "points_1"]  # fmt: skip
+_DEAL_FIELDS = ["match_id", "number", "created_at", "kind", "side", "card_points",
+                "declared_points", "points"]  # fmt: skip
 
 
 def _change(match: Match, at: datetime, action: str, new: dict, number: int | None = None):

@@ -8,8 +8,10 @@ import secrets
 from datetime import datetime
 
 from django.db import models
-from django.db.models import F, Q
-from django.db.models.functions import Lower, Mod
+from django.db.models import F, IntegerField, Q
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Lower, Mod
+from django.db.models.lookups import Exact, LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -61,6 +63,38 @@ DEAL_KINDS = [
 
 def _values(choices: list) -> list[str]:
     return [str(value) for value, _label in choices]
+
+
+# Every figure a match or a deal keeps per side is one number for each side, in side order.
+SIDES = (0, 1)
+MATCH_COUNTS = ("totals", "declarations", "declared", "sweeps")  # a match's, per side
+
+
+class PerSide(models.JSONField):
+    """One number for each side, in side order: a list in the database, read as the tuple the
+    rules take and give."""
+
+    def from_db_value(self, value, expression, connection):
+        found = super().from_db_value(value, expression, connection)
+        return tuple(found) if isinstance(found, list) else found
+
+
+def per_side() -> tuple[int, ...]:
+    """Nothing yet, for each side."""
+    return tuple(0 for _side in SIDES)
+
+
+def _each_side(field: str, lookup: str, value: int) -> Q:
+    """Each side's number in `field` passes `lookup` against `value` ("gte", 0: at least 0)."""
+    return Q(*(Q(**{f"{field}__{side}__{lookup}": value}) for side in SIDES))
+
+
+def _sum(field: str):
+    """The sides' numbers in the list `field`, added up by the database."""
+    first, *rest = (Cast(KT(f"{field}__{side}"), IntegerField()) for side in SIDES)
+    for number in rest:
+        first += number
+    return first
 
 
 class NotRestorable(Exception):
@@ -179,19 +213,15 @@ class Match(models.Model):
     end_reason = models.CharField(max_length=20, choices=END_REASONS, blank=True, default="")
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Where the rules last left it, for the lists that show many matches: the totals, and the
-    # side its deals decide it for (it then waits for End match), else None.
-    total_0 = models.PositiveIntegerField(default=0)
-    total_1 = models.PositiveIntegerField(default=0)
+    # Where the rules last left it, for the lists that show many matches: each side's total,
+    # and the side its deals decide it for (it then waits for End match), else None.
+    totals = PerSide(default=per_side)
     decided_for = models.PositiveSmallIntegerField(null=True, blank=True)
     # And what the stats count of its deals, per side: a table's stats read no deal.
     deal_count = models.PositiveIntegerField(default=0)
-    declarations_0 = models.PositiveIntegerField(default=0)  # deals with declarations
-    declarations_1 = models.PositiveIntegerField(default=0)
-    declared_0 = models.PositiveIntegerField(default=0)  # their points
-    declared_1 = models.PositiveIntegerField(default=0)
-    sweeps_0 = models.PositiveIntegerField(default=0)
-    sweeps_1 = models.PositiveIntegerField(default=0)
+    declarations = PerSide(default=per_side)  # deals with declarations
+    declared = PerSide(default=per_side)  # their points
+    sweeps = PerSide(default=per_side)
     # Deals deleted from it here (each logged with the key it was saved with): a save looks
     # among those deletions for its key, a late retry of a deleted deal, only if there are.
     deletions = models.PositiveIntegerField(default=0, db_default=0)
@@ -229,6 +259,10 @@ class Match(models.Model):
                 name="match_first_dealer_is_a_seat",
             ),
             models.CheckConstraint(condition=Q(winner__in=[0, 1]), name="match_winner_is_a_side"),
+            models.CheckConstraint(
+                condition=Q(*(_each_side(name, "gte", 0) for name in MATCH_COUNTS)),
+                name="match_counts_not_negative",
+            ),
             models.CheckConstraint(
                 condition=Q(tie_rule__in=_values(TIE_RULES)), name="match_tie_rule_valid"
             ),
@@ -339,17 +373,21 @@ class Match(models.Model):
     @property
     def standing(self) -> rules.Standing:
         """Where its deals leave it, as it keeps it: what its next deal is checked by."""
-        return rules.Standing((self.total_0, self.total_1), self.deal_count, self.decided_for)
+        return rules.Standing(self.totals, self.deal_count, self.decided_for)
 
     def standing_fields(self, standing: rules.Standing, deal: rules.DealEntry) -> dict:
         """What it keeps once `deal` is added and leaves it at `standing` (outcome_fields,
         one deal on)."""
-        fields = {name: getattr(self, name) + count for name, count in _deal_counts(deal).items()}
+        fields = {
+            name: tuple(
+                kept + count for kept, count in zip(getattr(self, name), counts, strict=True)
+            )
+            for name, counts in _deal_counts(deal).items()
+        }
         return fields | {
             "decided_for": standing.decided_for,
             "deal_count": standing.deals,
-            "total_0": standing.totals[0],
-            "total_1": standing.totals[1],
+            "totals": standing.totals,
         }
 
     def match_rules(self, side_names: tuple[str, str]) -> rules.MatchRules:
@@ -382,31 +420,29 @@ class Match(models.Model):
         )
 
 
-def outcome_fields(outcome: rules.Outcome) -> dict[str, int | None]:
-    """What a match keeps of where its deals leave it (see Match.total_0 and on)."""
-    fields: dict[str, int | None] = {
+def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
+    """What a match keeps of where its deals leave it (see Match.totals and on)."""
+    fields: dict[str, object] = {
         "decided_for": outcome.winner,
         "deal_count": len(outcome.deals),
-        "total_0": outcome.totals[0],
-        "total_1": outcome.totals[1],
+        "totals": outcome.totals,
     }
-    fields |= dict.fromkeys(_deal_counts(rules.DealEntry((0, 0), (0, 0))), 0)
-    for deal in outcome.deals:
-        for name, count in _deal_counts(deal.entry).items():
-            fields[name] += count
+    counted = [_deal_counts(deal.entry) for deal in outcome.deals]
+    for name in ("declarations", "declared", "sweeps"):
+        sides = zip(per_side(), *(counts[name] for counts in counted), strict=True)
+        fields[name] = tuple(sum(side) for side in sides)
     return fields
 
 
-def _deal_counts(entry: rules.DealEntry) -> dict[str, int]:
+def _deal_counts(entry: rules.DealEntry) -> dict[str, tuple[int, ...]]:
     """What one deal adds to the counts a match keeps of its deals, per side: deals with
     declarations, their points, sweeps."""
-    counts = {}
-    for side in (0, 1):
-        declared = entry.declared_points[side]
-        counts[f"declarations_{side}"] = 1 if declared else 0
-        counts[f"declared_{side}"] = declared
-        counts[f"sweeps_{side}"] = int(rules.is_sweep(entry.kind) and entry.side == side)
-    return counts
+    declared = entry.declared_points
+    return {
+        "declarations": tuple(1 if declared[side] else 0 for side in SIDES),
+        "declared": tuple(declared[side] for side in SIDES),
+        "sweeps": tuple(int(rules.is_sweep(entry.kind) and entry.side == side) for side in SIDES),
+    }
 
 
 class Side(models.Model):
@@ -451,13 +487,6 @@ class Side(models.Model):
         return len(self.players) == 2 and self.named_after_players
 
 
-def _per_side(name: str, **kwargs) -> tuple[models.Field, models.Field]:
-    return (
-        models.PositiveSmallIntegerField(f"{name} (side 1)", **kwargs),
-        models.PositiveSmallIntegerField(f"{name} (side 2)", **kwargs),
-    )
-
-
 class Deal(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveIntegerField()
@@ -466,9 +495,10 @@ class Deal(models.Model):
     side = models.PositiveSmallIntegerField(null=True, blank=True)
     # The player who swept alone (cappottone, stramazzone): their seat, on `side`.
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    card_points_0, card_points_1 = _per_side("card points")
-    declared_points_0, declared_points_1 = _per_side("declared points")
-    points_0, points_1 = _per_side("points")
+    # Per side, as the rules read them: card points, declared points, and what the deal gave.
+    card_points = PerSide()
+    declared_points = PerSide()
+    points = PerSide()
     version = models.PositiveIntegerField(default=1)
     idempotency_key = models.CharField(max_length=64, blank=True, default="", db_default="")
     created_at = models.DateTimeField(default=timezone.now)
@@ -502,51 +532,30 @@ class Deal(models.Model):
                 name="deal_seat_only_for_sweeps_by_one",
             ),
             models.CheckConstraint(
-                condition=Q(
-                    card_points_0__gte=0,
-                    card_points_1__gte=0,
-                    card_points_0__lte=rules.CARD_POINTS_PER_DEAL,
-                    card_points_1__lte=rules.CARD_POINTS_PER_DEAL,
-                ),
+                condition=_each_side("card_points", "gte", 0)
+                & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL),
                 name="deal_card_points_0_to_11",
             ),
             models.CheckConstraint(
                 condition=(
                     # A claim stops early: up to 11, as earlier versions took (now 10).
                     Q(kind=DealKind.CLAIM)
-                    & Q(card_points_0__lte=rules.CARD_POINTS_PER_DEAL - F("card_points_1"))
+                    & Q(LessThanOrEqual(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
                 )
                 | (
                     ~Q(kind=DealKind.CLAIM)
-                    & Q(card_points_0=rules.CARD_POINTS_PER_DEAL - F("card_points_1"))
+                    & Q(Exact(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
                 ),
                 name="deal_card_points_sum_to_11",
             ),
             models.CheckConstraint(
-                condition=Q(
-                    declared_points_0__gte=0,
-                    declared_points_1__gte=0,
-                    points_0__gte=0,
-                    points_1__gte=0,
-                ),
+                condition=_each_side("declared_points", "gte", 0) & _each_side("points", "gte", 0),
                 name="deal_points_not_negative",
             ),
         ]
 
     def __str__(self) -> str:
         return f"Deal {self.number}"
-
-    @property
-    def card_points(self) -> tuple[int, int]:
-        return (self.card_points_0, self.card_points_1)
-
-    @property
-    def declared_points(self) -> tuple[int, int]:
-        return (self.declared_points_0, self.declared_points_1)
-
-    @property
-    def points(self) -> tuple[int, int]:
-        return (self.points_0, self.points_1)
 
     @property
     def entry(self) -> rules.DealEntry:
@@ -561,12 +570,9 @@ class Deal(models.Model):
             "kind": str(entry.kind),
             "side": entry.side,
             "seat": entry.seat,
-            "card_points_0": entry.card_points[0],
-            "card_points_1": entry.card_points[1],
-            "declared_points_0": entry.declared_points[0],
-            "declared_points_1": entry.declared_points[1],
-            "points_0": scored.points[0],
-            "points_1": scored.points[1],
+            "card_points": entry.card_points,
+            "declared_points": entry.declared_points,
+            "points": scored.points,
         }
         changed = [name for name, value in values.items() if getattr(self, name) != value]
         for name in changed:

@@ -728,7 +728,7 @@ def reopen_match(*, match: Match, by: str = "") -> Match:
     if match.finished:
         old = {"winner": match.winner, "reason": match.end_reason}
     else:
-        old = {"totals": (match.total_0, match.total_1)}
+        old = {"totals": match.totals}
     _changed(
         match, status=rules.Status.IN_PROGRESS, winner=None, end_reason="", finished_at=None,
         next_match=None,

@@ -70,12 +70,9 @@ class DealFactory(factory.django.DjangoModelFactory):
 
     match = factory.SubFactory(MatchFactory)
     number = factory.Sequence(lambda n: n + 1)
-    card_points_0 = 8
-    card_points_1 = 3
-    declared_points_0 = 3
-    declared_points_1 = 0
-    points_0 = 11
-    points_1 = 3
+    card_points = [8, 3]
+    declared_points = [3, 0]
+    points = [11, 3]
 
 
 class ChangeFactory(factory.django.DjangoModelFactory):

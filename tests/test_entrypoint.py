@@ -311,7 +311,7 @@ def test_a_worker_killed_during_saves_is_replaced_and_every_acknowledged_save_is
     stored = {}
     with closing(sqlite3.connect(server.data / "db.sqlite3")) as db:
         for match, number, key, cards in db.execute(
-            "SELECT match_id, number, idempotency_key, card_points_0 FROM matches_deal"
+            "SELECT match_id, number, idempotency_key, card_points ->> 0 FROM matches_deal"
         ):
             stored.setdefault(match, []).append((number, key, cards))
     for url, answered in zip(urls, answers, strict=True):

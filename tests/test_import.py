@@ -293,7 +293,7 @@ def test_an_import_makes_a_new_table_scored_by_the_rules():
         "Dino",
     ]
     won, playing = table.matches.order_by("started_at")
-    assert (won.status, won.winner, won.end_reason, won.total_0, won.total_1) == (
+    assert (won.status, won.winner, won.end_reason, *won.totals) == (
         "finished",
         0,
         "line",
@@ -800,7 +800,7 @@ def test_a_match_stopped_undecided_is_exported_and_imported_as_such():
     doc["matches"][1].update(status="abandoned", finished_at="2026-11-29T23:00:00+01:00")
     table = import_table(doc)
     stopped = table.matches.get(status="abandoned")
-    assert (stopped.winner, stopped.end_reason, stopped.total_0) == (None, "", 6)
+    assert (stopped.winner, stopped.end_reason, stopped.totals[0]) == (None, "", 6)
     assert [m["status"] for m in json_document(table)["matches"]] == ["finished", "abandoned"]
 
 

@@ -21,6 +21,7 @@ SINCE = [
     "0012_match_deletions",
     "0013_count_deletions",
     "0014_match_table_started",
+    "0015_per_side_lists",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
@@ -45,6 +46,7 @@ def test_a_database_migrated_to_0009_before_the_squash_runs_only_those_made_sinc
     and 0002 to 0009), not it, and none made since."""
     recorder = MigrationRecorder(connection)
     replaced = MigrationExecutor(connection).loader.disk_migrations[SQUASHED].replaces
+    found = set(recorder.applied_migrations())  # given back as found, for the tests after
     recorder.record_unapplied(*SQUASHED)
     for name in SINCE:
         recorder.record_unapplied(SQUASHED[0], name)
@@ -56,11 +58,11 @@ def test_a_database_migrated_to_0009_before_the_squash_runs_only_those_made_sinc
         plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
         assert [migration.name for migration, _ in plan] == SINCE
     finally:
-        for app, name in replaced:
+        now = set(recorder.applied_migrations())
+        for app, name in now - found:
             recorder.record_unapplied(app, name)
-        recorder.record_applied(*SQUASHED)
-        for name in SINCE:
-            recorder.record_applied(SQUASHED[0], name)
+        for app, name in found - now:
+            recorder.record_applied(app, name)
 
 
 @pytest.mark.django_db
@@ -76,3 +78,52 @@ def test_a_match_migrated_counts_the_deletions_its_log_holds():
     migration.count_deletions(django_apps, None)
     counted = dict(Match.objects.values_list("pk", "deletions"))
     assert counted == {twice.pk: 2, never.pk: 0}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_of_two_sides_in_columns_keeps_every_number_in_lists_and_back():
+    """0015: what a match and a deal kept in a column per side, each in a list of the sides'
+    numbers in order; migrated back, in the columns again."""
+    before, after = ("matches", "0014_match_table_started"), ("matches", "0015_per_side_lists")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    table = old.get_model("matches", "Table").objects.create(name="Bar", scorer_token="s",
+                                                             viewer_token="v")  # fmt: skip
+    columns = {"total_0": 30, "total_1": 12, "declarations_0": 2, "declarations_1": 1,
+               "declared_0": 6, "declared_1": 3, "sweeps_0": 1, "sweeps_1": 0}  # fmt: skip
+    match = old.get_model("matches", "Match").objects.create(table=table, deal_count=2,
+                                                             **columns)  # fmt: skip
+    deals = [
+        {"card_points_0": 8, "card_points_1": 3, "declared_points_0": 3, "declared_points_1": 0,
+         "points_0": 11, "points_1": 3},
+        {"card_points_0": 0, "card_points_1": 11, "declared_points_0": 0, "declared_points_1": 3,
+         "points_0": 0, "points_1": 14},
+    ]  # fmt: skip
+    for number, deal in enumerate(deals, start=1):
+        old.get_model("matches", "Deal").objects.create(match=match, number=number, **deal)
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate([after])
+        new = executor.loader.project_state([after]).apps
+        moved = new.get_model("matches", "Match").objects.get(pk=match.pk)
+        assert (moved.totals, moved.declarations, moved.declared, moved.sweeps) == (
+            (30, 12),
+            (2, 1),
+            (6, 3),
+            (1, 0),
+        )
+        kept = new.get_model("matches", "Deal").objects.filter(match=match.pk).order_by("number")
+        assert [(d.card_points, d.declared_points, d.points) for d in kept] == [
+            ((8, 3), (3, 0), (11, 3)),
+            ((0, 11), (0, 3), (0, 14)),
+        ]
+        executor = MigrationExecutor(connection)
+        executor.migrate([before])
+        back = old.get_model("matches", "Match").objects.get(pk=match.pk)
+        assert {name: getattr(back, name) for name in columns} == columns
+        again = old.get_model("matches", "Deal").objects.filter(match=match.pk).order_by("number")
+        assert [{name: getattr(d, name) for name in deals[0]} for d in again] == deals
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -46,6 +46,12 @@ def test_one_or_two_players_per_side():
     assert refused(Match, table=TableFactory(), players_per_side=3)
 
 
+@pytest.mark.parametrize("field", ["totals", "declarations", "declared", "sweeps"])
+def test_what_a_match_counts_per_side_is_never_negative(field):
+    assert refused(Match, table=TableFactory(), **{field: [4, -1]})
+    assert Match.objects.create(table=TableFactory(), **{field: [4, 1]})
+
+
 def test_the_first_dealer_is_a_seat():
     assert refused(Match, table=TableFactory(), players_per_side=1, first_dealer=2)
 
@@ -126,12 +132,9 @@ def deal(**overrides):
     fields = {
         "match": MatchFactory(),
         "number": 1,
-        "card_points_0": 8,
-        "card_points_1": 3,
-        "declared_points_0": 3,
-        "declared_points_1": 0,
-        "points_0": 11,
-        "points_1": 3,
+        "card_points": [8, 3],
+        "declared_points": [3, 0],
+        "points": [11, 3],
     }
     return {**fields, **overrides}
 
@@ -159,7 +162,7 @@ def test_a_normal_deal_has_no_sweeping_side():
 
 
 def test_a_sweep_names_its_side():
-    assert refused(Deal, **deal(kind="cappotto", card_points_0=11, card_points_1=0))
+    assert refused(Deal, **deal(kind="cappotto", card_points=[11, 0]))
 
 
 @pytest.mark.parametrize(
@@ -172,27 +175,27 @@ def test_a_sweep_names_its_side():
     ],
 )
 def test_a_sweep_by_one_player_names_their_seat_on_its_side(fields):
-    assert refused(Deal, **deal(card_points_0=11, card_points_1=0, points_0=21, **fields))
+    assert refused(Deal, **deal(card_points=[11, 0], points=[21, 0], **fields))
     assert Deal.objects.create(
-        **deal(kind="cappottone", side=0, seat=2, card_points_0=11, card_points_1=0, points_0=21)
+        **deal(kind="cappottone", side=0, seat=2, card_points=[11, 0], points=[21, 0])
     )
 
 
 def test_card_points_stay_within_11():
-    assert refused(Deal, **deal(card_points_0=12, card_points_1=0))
+    assert refused(Deal, **deal(card_points=[12, 0]))
 
 
 def test_card_points_sum_to_11_on_a_played_out_deal():
-    assert refused(Deal, **deal(card_points_0=8, card_points_1=4))
+    assert refused(Deal, **deal(card_points=[8, 4]))
 
 
 def test_a_claim_may_stop_before_11_but_not_pass_it():
-    assert Deal.objects.create(**deal(kind="claim", side=0, card_points_0=5, card_points_1=2))
-    assert refused(Deal, **deal(kind="claim", side=0, card_points_0=9, card_points_1=4))
+    assert Deal.objects.create(**deal(kind="claim", side=0, card_points=[5, 2]))
+    assert refused(Deal, **deal(kind="claim", side=0, card_points=[9, 4]))
 
 
 def test_points_are_never_negative():
-    assert refused(Deal, **deal(points_1=-1))
+    assert refused(Deal, **deal(points=[11, -1]))
 
 
 def test_the_change_log_action_is_known():

@@ -502,8 +502,8 @@ def test_a_deal_of_11_to_0_stored_before_it_was_a_sweep_stays_workable():
 
     match = MatchFactory(line=41)
     services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
-    DealFactory(match=match, number=2, card_points_0=11, card_points_1=0, declared_points_0=0)
-    DealFactory(match=match, number=3, card_points_0=6, card_points_1=5, declared_points_0=0)
+    DealFactory(match=match, number=2, card_points=[11, 0], declared_points=[0, 0])
+    DealFactory(match=match, number=3, card_points=[6, 5], declared_points=[0, 0])
     services.edit_deal(deal=match.deals.get(number=1), version=1, entry=entry(7, 4))
     services.change_settings(match=match, settings=rules.MatchSettings(51, "higher_total", False))
     services.delete_last_deal(match=match, number=3)
@@ -566,7 +566,7 @@ def test_a_cappottone_is_stored_with_its_players_seat_and_logged_so():
     # A deal of any other kind is logged as before there were sweeps by one player.
     assert "seat" not in Change.objects.get(deal_number=1).new
     match.refresh_from_db()
-    assert (match.decided_for, match.sweeps_0, match.sweeps_1) == (1, 0, 1)  # a sweep of its side
+    assert (match.decided_for, match.sweeps) == (1, (0, 1))  # a sweep of its side
     ended = services.end_match(match=match)
     assert (ended.winner, ended.end_reason) == (1, "cappottone")
 
@@ -619,4 +619,4 @@ def test_an_edit_turns_a_cappotto_into_a_cappottone_and_back():
     edited.refresh_from_db()
     assert (edited.kind, edited.seat) == ("cappotto", None)
     match.refresh_from_db()
-    assert match.sweeps_0 == 1
+    assert match.sweeps[0] == 1

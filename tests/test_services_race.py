@@ -156,7 +156,7 @@ def test_a_deal_saved_while_another_phone_changes_the_line_is_scored_under_the_n
     )
     assert raised is None
     match.refresh_from_db()
-    assert (match.line, match.total_0, match.decided_for) == (11, 11, 0)  # decided at 11
+    assert (match.line, match.totals[0], match.decided_for) == (11, 11, 0)  # decided at 11
     actions = match.changes.order_by("id").values_list("action", flat=True)
     assert list(actions) == [Action.SETTINGS_CHANGED, Action.DEAL_RECORDED]
 

@@ -146,10 +146,10 @@ def _count(record: Record, match: Match, position: int) -> None:
     if won:
         record.games += rules.games_won(rules.EndReason(match.end_reason), stakes=match.stakes)
     record.deals += match.deal_count
-    record.points += (match.total_0, match.total_1)[position]
-    record.declarations += (match.declarations_0, match.declarations_1)[position]
-    record.declared_points += (match.declared_0, match.declared_1)[position]
-    record.sweeps += (match.sweeps_0, match.sweeps_1)[position]
+    record.points += match.totals[position]
+    record.declarations += match.declarations[position]
+    record.declared_points += match.declared[position]
+    record.sweeps += match.sweeps[position]
     record.results.append(won)
 
 

@@ -93,7 +93,7 @@ def _match_line(match: Match) -> MatchLine:
     return MatchLine(
         match.pk,
         names,
-        (match.total_0, match.total_1),
+        match.totals,
         match.deal_count,
         match.started_at,
         said,

@@ -210,7 +210,7 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -
     form.is_valid()
     names = sheet.side_names
     form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "side_a": names[0],
-                   "a": now.points_0, "side_b": names[1], "b": now.points_1})  # fmt: skip
+                   "a": now.points[0], "side_b": names[1], "b": now.points[1]})  # fmt: skip
     return form
 
 

@@ -508,7 +508,7 @@ def test_undo_puts_the_deal_just_saved_back_in_the_form_to_correct(scorer, sheet
     assert (value(page, "card_points_0"), value(page, "card_points_1")) == ("", "")
     assert value(page, "key") != "phone-a"  # a new deal: its key is not the old one's
     scorer.post(deal_url, deal_data(a="7", b="4", key=value(page, "key")), **HX)
-    assert Deal.objects.get().card_points_0 == 7
+    assert Deal.objects.get().card_points[0] == 7
 
 
 def test_undo_never_takes_back_a_deal_another_phone_entered_under_the_same_number(
@@ -523,7 +523,7 @@ def test_undo_never_takes_back_a_deal_another_phone_entered_under_the_same_numbe
     assert words(one(page, ".notice.error")) == (
         "The sheet has changed since deal 1 was saved: check it before undoing."
     )
-    assert Deal.objects.get().card_points_0 == 5
+    assert Deal.objects.get().card_points[0] == 5
     for garbled in ("", "²", "9" * 30):
         scorer.post(sheet_url + "deals/1/delete", {"undo": garbled}, **HX)
         assert Deal.objects.count() == 1

@@ -71,9 +71,9 @@ def test_the_deal_form_never_breaks_and_never_stores_a_bad_deal(
         assert response.status_code in (200, 302)
     assert_every_deal_stands(match)
     match.refresh_from_db()
-    assert (match.total_0, match.total_1) == (
-        sum(d.points_0 for d in Deal.objects.filter(match=match)),
-        sum(d.points_1 for d in Deal.objects.filter(match=match)),
+    assert tuple(match.totals) == (
+        sum(d.points[0] for d in Deal.objects.filter(match=match)),
+        sum(d.points[1] for d in Deal.objects.filter(match=match)),
     )
 
 
