@@ -240,3 +240,20 @@ def test_the_longest_dealer_s_name_is_whole_and_leaves_the_pencil_free(new_phone
     pencil = row.locator(".change .button").bounding_box()
     beside = name["y"] < pencil["y"] + pencil["height"] and pencil["y"] < name["y"] + name["height"]
     assert not beside or name["x"] + name["width"] <= pencil["x"], (name, pencil)
+
+
+@pytest.mark.parametrize("size", ["360x740", "pixel-7"])
+def test_the_two_sides_keys_start_level_whatever_the_names(new_phone, size):
+    """One side named after a pair with the longest names, the other short: the name above a
+    side's keys takes the lines it needs, and the two sides' keys still start level, so the
+    same number sits at the same height on both."""
+    phone = new_phone(viewport=SIZES[size])
+    table = TableFactory(name="Circolo")
+    services.start_match(table=table, players=[[LONGEST, "Maria Antonietta Bevilacqua-Scarpe"],
+                                               ["Bruno", "Carla"]])  # fmt: skip
+    phone.goto(f"/join/{table.scorer_token}/")
+    phone.locator("form:has(#id_label) button[type=submit]").click()
+    first, second = (phone.locator(f".side-entry.side-{side} .pad .key").first
+                     for side in (0, 1))  # fmt: skip
+    expect(first).to_be_visible()
+    assert first.bounding_box()["y"] == second.bounding_box()["y"]
