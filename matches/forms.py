@@ -673,6 +673,8 @@ class DealForm(StaleOnHidden, Form):
         typed = [data.get(f"card_points_{side}") for side in (0, 1)]
         tapped = [data.get(f"card_pad_{side}") for side in (0, 1)]
         first, second = (t if t is not None else p for t, p in zip(typed, tapped, strict=True))
+        if first is None and second is None:
+            first, second = self._counted(kind) or (None, None)
         try:
             cards = rules.complete_card_points(first, second, kind=kind, side=side)
         except rules.RuleError as error:
@@ -681,6 +683,16 @@ class DealForm(StaleOnHidden, Form):
         declared = (data["declared_points_0"] or 0, data["declared_points_1"] or 0)
         data["entry"] = rules.DealEntry(cards, declared, kind, side, seat)
         return data
+
+    def _counted(self, kind: rules.DealKind) -> tuple[int, int | None] | None:
+        """No card points given, but the pile counted and Save tapped without Fill in card
+        points: the count's, as that button would have filled them in; None if it does not
+        say them."""
+        if not (self.data.get("aces") or self.data.get("figures")):
+            return None
+        claim = kind is rules.DealKind.CLAIM
+        count = CountForm(self.data, side_names=self.side_names, claim=claim)
+        return count.cleaned_data["card_points"] if count.is_valid() else None
 
     def add_rule_error(self, error: rules.RuleError) -> None:
         """Said beside the field of the part it is about: a side's own, or the first side's

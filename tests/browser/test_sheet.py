@@ -670,6 +670,18 @@ def test_enter_in_the_count_counts_and_saves_nothing(new_phone):
     expect(phone.locator("#id_card_points_0")).to_be_in_viewport()  # what it filled in
 
 
+def test_save_tapped_after_counting_the_pile_saves_the_count(new_phone):
+    """Counted, then Save tapped without Fill in card points: the count is the deal's."""
+    phone = new_phone(viewport={"width": 360, "height": 740})
+    create_table_and_match(phone)
+    phone.get_by_text("Count the pile").click()
+    phone.get_by_label("Aces", exact=True).fill("2")
+    phone.get_by_label("Figures", exact=True).fill("9")
+    phone.get_by_role("button", name="Save deal").click()
+    expect(phone.get_by_role("heading", name="Deal 2")).to_be_visible()
+    assert Deal.objects.get().card_points == (5, 6)  # 2 + 9/3, no last trick; the rest
+
+
 def test_a_sweep_brings_its_side_into_sight_above_the_sticky_save(new_phone):
     phone = new_phone(viewport={"width": 360, "height": 740})
     create_table_and_match(phone)

@@ -445,6 +445,16 @@ def test_counting_the_pile_fills_in_both_sides_card_points(scorer, deal_url):
     assert not Deal.objects.exists()
 
 
+def test_a_pile_counted_and_saved_without_filling_in_is_saved_as_counted(scorer, deal_url):
+    """Save tapped with the count typed and no card points: the count's, not a refusal."""
+    data = deal_data(a="", b="", da="", db="", count_side="1", aces="1", figures="7")
+    assert scorer.post(deal_url, data, **HX).status_code == 302  # saved: to the sheet
+    assert Deal.objects.get().card_points == (8, 3)
+    typed = deal_data(number=2, key="k2", a="6", b="", da="", db="", count_side="0", aces="4")
+    scorer.post(deal_url, typed, **HX)  # card points typed: they count, not the count
+    assert Deal.objects.get(number=2).card_points == (6, 5)
+
+
 def test_counting_five_aces_is_refused_in_words_and_no_deal_check_is_said(scorer, deal_url):
     data = deal_data(a="", b="", count="1", count_side="0", aces="5", figures="3")
     page = parsed(scorer.post(deal_url, data, **HX))
