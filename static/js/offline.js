@@ -540,18 +540,16 @@
     var sheet = document.getElementById("sheet");
     sheet.parentNode.insertBefore(banner, sheet);
   }
-  var keeping = null;
+  // Asked for as each answer arrives, before it is drawn: once the phone shows a deal saved, a
+  // copy with it is on its way (sw.js keeps copies in the order asked for).
   function keepCopy() {
     if (keptAt || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
-    clearTimeout(keeping);
-    keeping = setTimeout(function () {
-      fetch(MATCH, { headers: { "X-Offline-Copy": "1" }, credentials: "same-origin" }).catch(function () {});
-    }, 1000);
+    fetch(MATCH, { headers: { "X-Offline-Copy": "1" }, credentials: "same-origin" }).catch(function () {});
   }
-  document.addEventListener("htmx:afterSettle", function (event) {
-    render();
+  document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.xhr.status === 200) keepCopy();
   });
+  document.addEventListener("htmx:afterSettle", render);
   // The first visit: the service worker has just started, and has no copy of this sheet yet.
   if (navigator.serviceWorker) navigator.serviceWorker.addEventListener("controllerchange", keepCopy);
   window.addEventListener("online", function () {

@@ -80,6 +80,36 @@ def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_i
     assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
 
 
+def test_a_phone_offline_the_moment_after_its_saves_keeps_them_and_numbers_on_from_them(
+    new_phone,
+):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    for number, points in enumerate((7, 3, 6), start=1):  # quickly, one after the other
+        enter_deal(phone, points)
+        expect(phone.locator("#saved")).to_contain_text(f"Deal {number} saved")
+    assert totals(phone) == ["16", "17"]
+
+    phone.context.set_offline(True)  # at once: the signal goes as the third deal is shown saved
+    phone.reload()
+    expect(phone.locator("#offline-copy")).to_contain_text("Offline")
+    expect(phone.locator("#deal-rows tr")).to_have_count(3)
+    expect(phone.locator("#deal-3")).to_contain_text("16–17")
+    assert totals(phone) == ["16", "17"]
+    enter_deal(phone, 8)
+    expect(phone.locator("#deal-rows tr.pending th.num")).to_contain_text("4")
+    expect(phone.get_by_role("heading", name="Deal 5")).to_be_visible()
+
+    with phone.expect_navigation():  # sent, and the copy reloads as the live sheet
+        back_online(phone)
+    expect(phone.locator("#deal-4")).to_contain_text("24–20")
+    expect(phone.locator("#offline-notice, #conflict")).to_have_count(0)
+    assert stored() == [(1, 7), (2, 3), (3, 6), (4, 8)]
+    recorded = Change.objects.filter(action="deal_recorded").order_by("id")
+    assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
+
+
 def offline_beside_an_online_phone(new_phone):
     """A phone ready to go offline, and a second scorer at the same sheet that stays online."""
     phone = new_phone()
