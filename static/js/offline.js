@@ -211,11 +211,14 @@
     var totals = d.totals.slice();
     var state = { another: d.another };
     var waits = false;
+    var held = false;
     items.forEach(function (item) {
       var deal = read(item.values, d);
       // A deal that waits for the person's choice (another phone's took its number, or the
-      // server refused it) counts for nothing until then: the totals stay the server's.
-      var counts = item.state === "waiting";
+      // server refused it) counts for nothing until then, nor do those queued after it: the
+      // totals stay the server's.
+      held = held || item.state !== "waiting";
+      var counts = !held;
       if (counts) {
         waits = true;
         if (!deal || deal.errors.length) totals = null;

@@ -173,6 +173,36 @@ def test_a_deal_discarded_after_another_phone_entered_it_first_is_not_stored(new
     assert stored() == [(1, 6), (2, 7)]
 
 
+def test_while_a_deal_waits_for_the_choice_the_deals_queued_after_it_count_for_nothing(
+    new_phone,
+):
+    phone = new_phone()
+    create_table_and_match(phone)  # line 21
+    ready_offline(phone)
+    other = second_scorer(new_phone, phone.url)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)  # deal 1, beaten by the other phone's
+    enter_deal(phone, 10, da="3")  # deal 2: 13 to 1, which after the other's deal 1 would win
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(2)
+    enter_deal(other, 10)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+
+    back_online(phone)
+    pending = phone.locator("#deal-rows tr.pending")
+    expect(pending.first).to_contain_text("not sent")  # drawn once the question is asked
+    # Deal 2 waits behind the deal the person decides on: the totals stay the server's.
+    assert totals(phone) == ["10", "1"]
+    expect(phone.locator(".scoreboard .needs")).to_have_text(["needs 11 more", "needs 20 more"])
+    expect(phone.locator(".scoreboard")).not_to_contain_text("provisional")
+    expect(phone.locator("#live")).not_to_contain_text("decides the match")
+    assert stored() == [(1, 10)]
+
+    phone.locator("#offline-notice").get_by_role("button", name="Add mine as deal 2").click()
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()  # 29 to 7
+    expect(pending).to_have_count(0)
+    assert stored() == [(1, 10), (2, 6), (3, 10)]
+
+
 @pytest.mark.parametrize(
     ("kind", "choice", "sweeper"),
     [("Cappotto", ".side-choice", "Beppe & Dino"), ("Cappottone", ".player-choice", "Dino")],
