@@ -16,9 +16,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def ready_offline(page):
     """The service worker controls the page and keeps a copy of this sheet."""
-    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller")
+    # Once it is active, a reload is its: one that activated while this page was being opened
+    # may have claimed no page.
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     scripts_ran(page)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     page.wait_for_function("() => window.caches && caches.has('tressette-sheets')")
     page.wait_for_function("() => document.querySelector('script[src*=offline]') !== null")
 
