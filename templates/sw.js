@@ -48,13 +48,22 @@ async function keptSheet(path) {
   return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
+// Each path's copies are kept in the order they were asked for: one that comes back late never
+// replaces a newer one. Offline, the copy is shown once those on their way are kept (offline.js
+// asks for one as a save's answer arrives, before the phone shows the deal saved).
+const keeping = new Map();
+
 function sheet(request, path) {
-  return fetch(request).then((response) => {
-    if (response.ok && response.headers.get("Content-Type").startsWith("text/html")) {
-      keepSheet(path, response.clone());
-    }
-    return response;
-  }).catch(() => keptSheet(path));
+  const answer = fetch(request);
+  const copy = answer.then((response) => {
+    const html = response.ok && response.headers.get("Content-Type").startsWith("text/html");
+    return html ? response.clone() : null;
+  }, () => null);
+  const kept = Promise.all([keeping.get(path), copy])
+    .then(([, response]) => response && keepSheet(path, response))
+    .catch(() => {});
+  keeping.set(path, kept);
+  return { kept, answer: answer.catch(() => keeping.get(path).then(() => keptSheet(path))) };
 }
 
 self.addEventListener("fetch", (event) => {
@@ -66,7 +75,9 @@ self.addEventListener("fetch", (event) => {
   // (the copy kept up to date).
   const asSheet = request.mode === "navigate" || request.headers.get("X-Offline-Copy") === "1";
   if (asSheet && SHEET.test(url.pathname) && (!url.search || url.search === "?deals=all")) {
-    event.respondWith(sheet(request, url.pathname));
+    const { kept, answer } = sheet(request, url.pathname);
+    event.respondWith(answer);
+    event.waitUntil(kept); // the copy is written though the page has gone
   } else if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
   } else if (url.pathname.startsWith("{{ static_prefix }}") || STATIC.includes(url.pathname + url.search)) {

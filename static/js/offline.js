@@ -211,11 +211,14 @@
     var totals = d.totals.slice();
     var state = { another: d.another };
     var waits = false;
+    var held = false;
     items.forEach(function (item) {
       var deal = read(item.values, d);
       // A deal that waits for the person's choice (another phone's took its number, or the
-      // server refused it) counts for nothing until then: the totals stay the server's.
-      var counts = item.state === "waiting";
+      // server refused it) counts for nothing until then, nor do those queued after it: the
+      // totals stay the server's.
+      held = held || item.state !== "waiting";
+      var counts = !held;
       if (counts) {
         waits = true;
         if (!deal || deal.errors.length) totals = null;
@@ -540,18 +543,16 @@
     var sheet = document.getElementById("sheet");
     sheet.parentNode.insertBefore(banner, sheet);
   }
-  var keeping = null;
+  // Asked for as each answer arrives, before it is drawn: once the phone shows a deal saved, a
+  // copy with it is on its way (sw.js keeps copies in the order asked for).
   function keepCopy() {
     if (keptAt || !navigator.serviceWorker || !navigator.serviceWorker.controller) return;
-    clearTimeout(keeping);
-    keeping = setTimeout(function () {
-      fetch(MATCH, { headers: { "X-Offline-Copy": "1" }, credentials: "same-origin" }).catch(function () {});
-    }, 1000);
+    fetch(MATCH, { headers: { "X-Offline-Copy": "1" }, credentials: "same-origin" }).catch(function () {});
   }
-  document.addEventListener("htmx:afterSettle", function (event) {
-    render();
+  document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.xhr.status === 200) keepCopy();
   });
+  document.addEventListener("htmx:afterSettle", render);
   // The first visit: the service worker has just started, and has no copy of this sheet yet.
   if (navigator.serviceWorker) navigator.serviceWorker.addEventListener("controllerchange", keepCopy);
   window.addEventListener("online", function () {

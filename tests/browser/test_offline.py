@@ -16,9 +16,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def ready_offline(page):
     """The service worker controls the page and keeps a copy of this sheet."""
-    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller")
+    # Once it is active, a reload is its: one that activated while this page was being opened
+    # may have claimed no page.
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     scripts_ran(page)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     page.wait_for_function("() => window.caches && caches.has('tressette-sheets')")
     page.wait_for_function("() => document.querySelector('script[src*=offline]') !== null")
 
@@ -76,6 +79,36 @@ def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_i
     assert stored() == [(1, 8), (2, 6), (3, 5), (4, 7)]
     assert totals(phone) == ["29", "18"]
     expect(other.locator("#deal-4")).to_contain_text("29–18")
+    recorded = Change.objects.filter(action="deal_recorded").order_by("id")
+    assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
+
+
+def test_a_phone_offline_the_moment_after_its_saves_keeps_them_and_numbers_on_from_them(
+    new_phone,
+):
+    phone = new_phone()
+    create_table_and_match(phone, line="41")
+    ready_offline(phone)
+    for number, points in enumerate((7, 3, 6), start=1):  # quickly, one after the other
+        enter_deal(phone, points)
+        expect(phone.locator("#saved")).to_contain_text(f"Deal {number} saved")
+    assert totals(phone) == ["16", "17"]
+
+    phone.context.set_offline(True)  # at once: the signal goes as the third deal is shown saved
+    phone.reload()
+    expect(phone.locator("#offline-copy")).to_contain_text("Offline")
+    expect(phone.locator("#deal-rows tr")).to_have_count(3)
+    expect(phone.locator("#deal-3")).to_contain_text("16–17")
+    assert totals(phone) == ["16", "17"]
+    enter_deal(phone, 8)
+    expect(phone.locator("#deal-rows tr.pending th.num")).to_contain_text("4")
+    expect(phone.get_by_role("heading", name="Deal 5")).to_be_visible()
+
+    with phone.expect_navigation():  # sent, and the copy reloads as the live sheet
+        back_online(phone)
+    expect(phone.locator("#deal-4")).to_contain_text("24–20")
+    expect(phone.locator("#offline-notice, #conflict")).to_have_count(0)
+    assert stored() == [(1, 7), (2, 3), (3, 6), (4, 8)]
     recorded = Change.objects.filter(action="deal_recorded").order_by("id")
     assert [change.deal_number for change in recorded] == [1, 2, 3, 4]
 
@@ -141,6 +174,36 @@ def test_a_deal_discarded_after_another_phone_entered_it_first_is_not_stored(new
     expect(phone.locator("#deal-2")).to_be_visible()  # the one after it goes on as deal 2
     expect(phone.locator("#deal-rows tr.pending")).to_have_count(0)
     assert stored() == [(1, 6), (2, 7)]
+
+
+def test_while_a_deal_waits_for_the_choice_the_deals_queued_after_it_count_for_nothing(
+    new_phone,
+):
+    phone = new_phone()
+    create_table_and_match(phone)  # line 21
+    ready_offline(phone)
+    other = second_scorer(new_phone, phone.url)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)  # deal 1, beaten by the other phone's
+    enter_deal(phone, 10, da="3")  # deal 2: 13 to 1, which after the other's deal 1 would win
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(2)
+    enter_deal(other, 10)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+
+    back_online(phone)
+    pending = phone.locator("#deal-rows tr.pending")
+    expect(pending.first).to_contain_text("not sent")  # drawn once the question is asked
+    # Deal 2 waits behind the deal the person decides on: the totals stay the server's.
+    assert totals(phone) == ["10", "1"]
+    expect(phone.locator(".scoreboard .needs")).to_have_text(["needs 11 more", "needs 20 more"])
+    expect(phone.locator(".scoreboard")).not_to_contain_text("provisional")
+    expect(phone.locator("#live")).not_to_contain_text("decides the match")
+    assert stored() == [(1, 10)]
+
+    phone.locator("#offline-notice").get_by_role("button", name="Add mine as deal 2").click()
+    expect(phone.get_by_role("button", name="End match")).to_be_visible()  # 29 to 7
+    expect(pending).to_have_count(0)
+    assert stored() == [(1, 10), (2, 6), (3, 10)]
 
 
 @pytest.mark.parametrize(
