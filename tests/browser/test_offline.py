@@ -40,7 +40,7 @@ def back_online(page):
 
 
 def stored():
-    return list(Deal.objects.order_by("number").values_list("number", "card_points_0"))
+    return list(Deal.objects.order_by("number").values_list("number", "card_points__0"))
 
 
 def test_a_phone_offline_reloads_to_its_sheet_and_scores_three_deals_sent_once_in_order(
