@@ -67,7 +67,8 @@ def _values(choices: list) -> list[str]:
 
 # Every figure a match or a deal keeps per side is one number for each side, in side order.
 SIDES = (0, 1)
-MATCH_COUNTS = ("totals", "declarations", "declared", "sweeps")  # a match's, per side
+DEAL_COUNTS = ("declarations", "declared", "sweeps")  # what a match counts of its deals
+MATCH_COUNTS = ("totals", *DEAL_COUNTS)  # a match's, per side
 
 
 class PerSide(models.JSONField):
@@ -82,6 +83,10 @@ class PerSide(models.JSONField):
 def per_side() -> tuple[int, ...]:
     """Nothing yet, for each side."""
     return tuple(0 for _side in SIDES)
+
+
+def _plus(kept: tuple[int, ...], more: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(a + b for a, b in zip(kept, more, strict=True))
 
 
 def _each_side(field: str, lookup: str, value: int) -> Q:
@@ -379,10 +384,7 @@ class Match(models.Model):
         """What it keeps once `deal` is added and leaves it at `standing` (outcome_fields,
         one deal on)."""
         fields = {
-            name: tuple(
-                kept + count for kept, count in zip(getattr(self, name), counts, strict=True)
-            )
-            for name, counts in _deal_counts(deal).items()
+            name: _plus(getattr(self, name), more) for name, more in _deal_counts(deal).items()
         }
         return fields | {
             "decided_for": standing.decided_for,
@@ -427,10 +429,10 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
         "deal_count": len(outcome.deals),
         "totals": outcome.totals,
     }
-    counted = [_deal_counts(deal.entry) for deal in outcome.deals]
-    for name in ("declarations", "declared", "sweeps"):
-        sides = zip(per_side(), *(counts[name] for counts in counted), strict=True)
-        fields[name] = tuple(sum(side) for side in sides)
+    fields |= dict.fromkeys(DEAL_COUNTS, per_side())
+    for deal in outcome.deals:
+        for name, more in _deal_counts(deal.entry).items():
+            fields[name] = _plus(fields[name], more)
     return fields
 
 

@@ -2,14 +2,11 @@
 in place of a column for each of two sides: a match of three sides or five is stored as one of
 two is. The numbers are moved by the database, a statement a table."""
 
-import django.db.models.fields.json
-import django.db.models.functions.comparison
-import django.db.models.lookups
 from django.db import migrations, models
 from django.db.models import IntegerField
-from django.db.models.expressions import CombinedExpression
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, JSONArray
+from django.db.models.lookups import Exact, LessThanOrEqual
 
 import matches.models
 
@@ -17,6 +14,15 @@ import matches.models
 MATCH_LISTS = {"totals": "total", "declarations": "declarations", "declared": "declared",
                "sweeps": "sweeps"}  # fmt: skip
 DEAL_LISTS = ("card_points", "declared_points", "points")
+
+
+def side(name: str, number: int):
+    """Side `number`'s number in the list `name`, as the database reads it."""
+    return Cast(KT(f"{name}__{number}"), IntegerField())
+
+
+# A deal's card points, both sides' added up (the check on their sum).
+CARD_POINTS = side("card_points", 0) + side("card_points", 1)
 
 
 def into_lists(apps, schema_editor) -> None:
@@ -28,10 +34,6 @@ def into_lists(apps, schema_editor) -> None:
 
 def into_columns(apps, schema_editor) -> None:
     Match, Deal = apps.get_model("matches", "Match"), apps.get_model("matches", "Deal")
-
-    def side(name: str, number: int):
-        return Cast(KT(f"{name}__{number}"), IntegerField())
-
     Match.objects.update(**{f"{MATCH_LISTS[name]}_{number}": side(name, number)
                             for name in MATCH_LISTS for number in (0, 1)})  # fmt: skip
     Deal.objects.update(**{f"{name}_{number}": side(name, number)
@@ -101,48 +103,8 @@ class Migration(migrations.Migration):
             model_name="deal",
             constraint=models.CheckConstraint(
                 condition=models.Q(
-                    models.Q(
-                        ("kind", "claim"),
-                        django.db.models.lookups.LessThanOrEqual(
-                            CombinedExpression(
-                                django.db.models.functions.comparison.Cast(
-                                    django.db.models.fields.json.KeyTextTransform(
-                                        "0", "card_points"
-                                    ),
-                                    models.IntegerField(),
-                                ),
-                                "+",
-                                django.db.models.functions.comparison.Cast(
-                                    django.db.models.fields.json.KeyTextTransform(
-                                        "1", "card_points"
-                                    ),
-                                    models.IntegerField(),
-                                ),
-                            ),
-                            11,
-                        ),
-                    ),
-                    models.Q(
-                        models.Q(("kind", "claim"), _negated=True),
-                        django.db.models.lookups.Exact(
-                            CombinedExpression(
-                                django.db.models.functions.comparison.Cast(
-                                    django.db.models.fields.json.KeyTextTransform(
-                                        "0", "card_points"
-                                    ),
-                                    models.IntegerField(),
-                                ),
-                                "+",
-                                django.db.models.functions.comparison.Cast(
-                                    django.db.models.fields.json.KeyTextTransform(
-                                        "1", "card_points"
-                                    ),
-                                    models.IntegerField(),
-                                ),
-                            ),
-                            11,
-                        ),
-                    ),
+                    models.Q(("kind", "claim"), LessThanOrEqual(CARD_POINTS, 11)),
+                    models.Q(models.Q(("kind", "claim"), _negated=True), Exact(CARD_POINTS, 11)),
                     _connector="OR",
                 ),
                 name="deal_card_points_sum_to_11",
