@@ -22,6 +22,7 @@ SINCE = [
     "0013_count_deletions",
     "0014_match_table_started",
     "0015_per_side_lists",
+    "0016_terziglio",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 

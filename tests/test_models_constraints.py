@@ -104,11 +104,11 @@ def test_two_sides_of_a_match_have_different_positions():
     )
 
 
-def test_a_side_sits_at_position_0_or_1():
+def test_a_side_sits_at_a_seat_of_three_at_most():
+    """Two sides at Tressette, three players at Terziglio: no fourth side."""
     match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
-    Side.objects.filter(match=match, position=1).delete()
     assert refused(
-        Side, match=match, position=2, name="Third", first_player=PlayerFactory(table=match.table)
+        Side, match=match, position=3, name="Fourth", first_player=PlayerFactory(table=match.table)
     )
 
 
