@@ -318,7 +318,10 @@ class Match(models.Model):
                 condition=Q(
                     Q(game=Game.TRESSETTE), *(_each_side(name, "gte", 0) for name in MATCH_COUNTS)
                 )
-                | Q(Q(game=Game.TERZIGLIO) & Q(Exact(_sum("totals", SEATS), 0))),
+                | Q(
+                    Q(game=Game.TERZIGLIO, totals__2__isnull=False)
+                    & Q(Exact(_sum("totals", SEATS), 0))
+                ),
                 name="match_counts_not_negative",
             ),
             models.CheckConstraint(
@@ -329,6 +332,7 @@ class Match(models.Model):
                     & (
                         Q(
                             ends=rules.TerziglioEnd.DEALS,
+                            deals_agreed__isnull=False,
                             deals_agreed__gte=rules.MIN_DEALS,
                             deals_agreed__lte=rules.MAX_DEALS,
                         )
@@ -656,7 +660,7 @@ class Deal(models.Model):
                         | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=SIDES))
                     )
                 )
-                | Q(bid__in=BIDS_PLAYED, kind=DealKind.NORMAL, side__in=SEATS)
+                | Q(bid__in=BIDS_PLAYED, kind=DealKind.NORMAL, side__isnull=False, side__in=SEATS)
                 | Q(bid=A_MONTE, kind=DealKind.NORMAL, side__isnull=True),
                 name="deal_side_only_for_sweeps_and_claims",
             ),
@@ -676,6 +680,7 @@ class Deal(models.Model):
                 )
                 | Q(
                     bid__in=BIDS_PLAYED,
+                    card_points__0__isnull=False,
                     card_points__0__gte=0,
                     card_points__0__lte=rules.CARD_POINTS_PER_DEAL,
                 )
@@ -703,7 +708,7 @@ class Deal(models.Model):
                     & _each_side("declared_points", "gte", 0)
                     & _each_side("points", "gte", 0)
                 )
-                | (~Q(bid="") & Q(Exact(_sum("points", SEATS), 0))),
+                | (~Q(bid="") & Q(points__2__isnull=False) & Q(Exact(_sum("points", SEATS), 0))),
                 name="deal_points_not_negative",
             ),
         ]

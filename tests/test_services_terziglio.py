@@ -11,9 +11,10 @@ from tests.factories import TableFactory
 pytestmark = pytest.mark.django_db
 
 ANNA, BRUNO, CARLA = 0, 1, 2
+TERMS = TerziglioTerms()  # chiamo 1, solo 2, solissimo 3 times the difference; line 21
 
 
-def start(terms: TerziglioTerms = TerziglioTerms(), first_dealer: int = 0) -> Match:
+def start(terms: TerziglioTerms = TERMS, first_dealer: int = 0) -> Match:
     return services.start_match(
         table=TableFactory(),
         players=[["Anna"], ["Bruno"], ["Carla"]],
@@ -131,7 +132,9 @@ def test_undo_edit_and_restore_keep_the_balances_summing_to_zero():
     services.restore_deal(match=Match.objects.get(pk=match.pk), number=2)
     assert Match.objects.get(pk=match.pk).totals == (8, -7, -1)
     first = Deal.objects.get(match=match, number=1)
-    services.edit_deal(deal=first, version=first.version, entry=TerziglioEntry(CARLA, Bid.CHIAMO, 4))
+    services.edit_deal(
+        deal=first, version=first.version, entry=TerziglioEntry(CARLA, Bid.CHIAMO, 4)
+    )
     edited = Match.objects.get(pk=match.pk)
     assert Deal.objects.get(match=match, number=1).points == (3, 3, -6)
     assert edited.totals == (5, -1, -4)
