@@ -1584,6 +1584,7 @@ class TerziglioOutcome:
     reason: EndReason | None = None
     another_deal: bool = False  # the match is over but the highest balances are level
     claimer = swept_alone = None  # no claims, no sweeps by one in Terziglio
+    both_at_line = False  # the highest balance wins: no tie rule between two sides
 
     @property
     def totals(self) -> tuple[int, int, int]:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 
 MESSAGES = {
+    "other_game": gettext_noop("This page is of another match: reload it and try again."),
     "another_phone": gettext_noop("Deal %(number)s was just entered on another phone."),
     "resent": gettext_noop("Deal %(number)s was already saved from this phone, with other points."),
     "renumbered": gettext_noop(
@@ -217,9 +218,12 @@ def _lock(match_id: int, phone: Phone | None = None) -> Match:
     return seen
 
 
-def _open(match: Match) -> None:
+def _open(match: Match, entry: "rules.DealEntry | rules.TerziglioEntry | None" = None) -> None:
+    """The match may change, and `entry` (a deal to write) is of its game."""
     if (why := match.why_closed) is not None:
         raise MatchClosed(why)
+    if entry is not None and isinstance(entry, rules.TerziglioEntry) != match.terziglio:
+        raise ServiceError("other_game")
 
 
 def _side_names(match: Match) -> tuple[str, ...]:
@@ -506,7 +510,7 @@ def _record(
         retried := _retry_of(match, entry, idempotency_key, action)
     ):
         return retried
-    _open(match)
+    _open(match, entry)
     if number <= match.deal_count:
         raise DealConflict(match.deals.get(number=number))
     if number != match.deal_count + 1:  # deals were deleted on another phone meanwhile
@@ -600,7 +604,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     """Change a recorded deal; the whole match is scored again. `version` is the deal's
     version the phone was showing: a stale edit is refused."""
     match = _lock(deal.match_id)
-    _open(match)
+    _open(match, entry)
     deals = _deals(match)
     current = next((d for d in deals if d.pk == deal.pk), None)
     if current is None or current.version != version:

@@ -400,7 +400,7 @@
   // Its words in the page's language come first.
   (function () {
     var sheet = document.getElementById("sheet");
-    if (!sheet || !window.indexedDB) return;
+    if (!sheet || !window.indexedDB || !sheet.dataset.offlineScript) return; // none: Terziglio
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   })();
 
