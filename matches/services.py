@@ -912,7 +912,7 @@ def _imported_matches(
             finished_at=imported.finished_at,
             stakes=imported.stakes,
             **outcome_fields(imported.outcome),
-            **imported.settings.as_dict(),
+            **settings_fields(imported.settings),
         )
         for imported in batch
     )
