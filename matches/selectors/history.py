@@ -175,12 +175,9 @@ def _describe_terms(values: dict) -> str:
         ends %= {"n": deals}
     else:
         ends = dict(TERZIGLIO_ENDS).get(values.get("end"), "?")
-    line = _("line %(line)s") % {"line": values.get("line")}
-    return (
-        f"{pays}, {ends}, {line}"
-        if values.get("end") == rules.TerziglioEnd.LINE
-        else f"{pays}, {ends}"
-    )
+    if values.get("end") != rules.TerziglioEnd.LINE:
+        return f"{pays} · {ends}"
+    return f"{pays} · {ends} · {_('line %(line)s') % {'line': values.get('line')}}"
 
 
 def _at(pair: object, index: int) -> object:
