@@ -231,7 +231,12 @@
     // while deals wait to follow it.
     show(document.getElementById("delete-last"), false);
     if (waits) show(document.getElementById("chart"), false);
-    if (!waits) return;
+    // Deals typed while one waits for the choice are numbered after it, as their rows say; a
+    // refused deal is corrected in the form, under its own number.
+    if (!waits) {
+      if (items[0].state === "conflict") numberNext(d);
+      return;
+    }
     var waiting = word("provisional");
     document.querySelectorAll(".scoreboard .total").forEach(function (total, i) {
       remember(total).textContent = totals ? totals[i] : "…";
@@ -250,6 +255,10 @@
       show(document.querySelector("#live .next-dealer"), false);
       return;
     }
+    numberNext(d);
+  }
+  // The next deal's number and dealer, after the deals that wait.
+  function numberNext(d) {
     var next = Math.max(d.number, items[items.length - 1].number + 1);
     var dealer = d.dealers[(d.dealer + next - d.number) % d.dealers.length];
     var heading = form() && form().querySelector("h2");
@@ -358,7 +367,10 @@
       return Promise.resolve();
     }
     clearErrors(f);
-    var refused = items[0] && items[0].state !== "waiting" ? items[0] : null;
+    // A deal the server refused is corrected by the one typed now; a deal that waits for the
+    // choice after another phone's took its number keeps waiting, and this one queues behind it.
+    var refused = items[0] && items[0].state === "refused" ? items[0] : null;
+    var asked = items[0] && items[0].state === "conflict" ? items[0] : null;
     var key = document.getElementById("deal-key");
     var item = refused || {
       // A save that may have got through keeps its key; a copy's page is not this phone's last.
@@ -376,7 +388,10 @@
     return put(item).then(function () {
       var failed = document.getElementById("request-failed-notice");
       if (failed) failed.remove();
-      window.bringTo(notice(word("kept", { number: item.number }), "ok"));
+      // The question still asked stays in sight: the deal just typed waits for its answer.
+      var question = asked && document.querySelector('[data-offline-add="' + asked.key + '"]');
+      if (question) window.bringTo(question.closest(".notice"));
+      else window.bringTo(notice(word("kept", { number: item.number }), "ok"));
       return changed();
     }).then(send);
   }
