@@ -246,7 +246,7 @@
     // Deals typed while one waits for the choice are numbered after it, as their rows say; a
     // refused deal is corrected in the form, under its own number.
     if (!waits) {
-      if (items[0].state === "conflict") numberNext(d);
+      if (first.state === "conflict") numberNext(d);
       return;
     }
     var waiting = word("provisional");
