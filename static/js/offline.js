@@ -191,6 +191,13 @@
     return d.kinds[values.kind] + (alone ? " · " + alone : "");
   }
 
+  // The question asked of a deal that waits for the person's choice, if it is on the page.
+  function asked(item) {
+    var add = document.querySelector('[data-offline-add="' + item.key + '"]');
+    return add && add.closest(".notice");
+  }
+  var answered = {}; // the keys of the deals the person chose for on this page
+
   // --- Drawing the waiting deals: rows, provisional totals, the next deal's number and dealer.
   function render() {
     document.querySelectorAll(".offline-pending").forEach(function (drawn) { drawn.remove(); });
@@ -205,6 +212,11 @@
     var d = sheetData();
     var rows = document.getElementById("deal-rows");
     if (!d || !rows || !items.length) return;
+    // Still to be answered, after a reload or in another tab: asked again.
+    var first = items[0];
+    if (first.state === "conflict" && !answered[first.key] && !asked(first)) {
+      window.bringTo(ask(first, d));
+    }
     show(rows.closest(".deals-wrap"), true); // drawn hidden before the first deal
     show(document.getElementById("no-deals"), false);
     var columns = rows.closest("table").querySelectorAll("thead th").length;
@@ -231,7 +243,12 @@
     // while deals wait to follow it.
     show(document.getElementById("delete-last"), false);
     if (waits) show(document.getElementById("chart"), false);
-    if (!waits) return;
+    // Deals typed while one waits for the choice are numbered after it, as their rows say; a
+    // refused deal is corrected in the form, under its own number.
+    if (!waits) {
+      if (first.state === "conflict") numberNext(d);
+      return;
+    }
     var waiting = word("provisional");
     document.querySelectorAll(".scoreboard .total").forEach(function (total, i) {
       remember(total).textContent = totals ? totals[i] : "…";
@@ -250,6 +267,10 @@
       show(document.querySelector("#live .next-dealer"), false);
       return;
     }
+    numberNext(d);
+  }
+  // The next deal's number and dealer, after the deals that wait.
+  function numberNext(d) {
     var next = Math.max(d.number, items[items.length - 1].number + 1);
     var dealer = d.dealers[(d.dealer + next - d.number) % d.dealers.length];
     var heading = form() && form().querySelector("h2");
@@ -358,7 +379,10 @@
       return Promise.resolve();
     }
     clearErrors(f);
-    var refused = items[0] && items[0].state !== "waiting" ? items[0] : null;
+    // A deal the server refused is corrected by the one typed now; a deal that waits for the
+    // choice after another phone's took its number keeps waiting, and this one queues behind it.
+    var refused = items[0] && items[0].state === "refused" ? items[0] : null;
+    var waiting = items[0] && items[0].state === "conflict" ? items[0] : null;
     var key = document.getElementById("deal-key");
     var item = refused || {
       // A save that may have got through keeps its key; a copy's page is not this phone's last.
@@ -376,7 +400,10 @@
     return put(item).then(function () {
       var failed = document.getElementById("request-failed-notice");
       if (failed) failed.remove();
-      window.bringTo(notice(word("kept", { number: item.number }), "ok"));
+      // The question still asked stays in sight: the deal just typed waits for its answer.
+      var question = waiting && asked(waiting);
+      if (question) window.bringTo(question);
+      else window.bringTo(notice(word("kept", { number: item.number }), "ok"));
       return changed();
     }).then(send);
   }
@@ -467,9 +494,24 @@
     var theirs = server && server.querySelector("p");
     if (server) server.remove();
     item.state = "conflict";
-    var d = sheetData();
+    if (theirs) { // the server's words of the other phone's deal, to ask again after a reload
+      var strong = theirs.querySelector("strong");
+      var points = theirs.cloneNode(true);
+      points.querySelectorAll("strong").forEach(function (said) { said.remove(); });
+      var rest = points.textContent.replace(/\s+/g, " ").trim();
+      item.theirs = { said: strong ? strong.textContent.trim() : "", points: rest };
+    }
+    window.bringTo(ask(item, sheetData()));
+    return put(item);
+  }
+  // The question of a deal another phone's took the number of, with the choices.
+  function ask(item, d) {
     var said = notice(word("conflict", { number: item.number, yours: typed(item.values, d) }), "warn");
-    if (theirs) said.insertBefore(theirs, said.firstChild);
+    if (item.theirs) {
+      var theirs = element("p");
+      theirs.append(element("strong", "", item.theirs.said), " " + item.theirs.points);
+      said.insertBefore(theirs, said.firstChild);
+    }
     var actions = element("p", "actions");
     var add = element("button", "primary", word("add", { number: d ? d.number : item.number + 1 }));
     add.type = "button";
@@ -479,8 +521,7 @@
     discard.dataset.offlineDiscard = item.key;
     actions.append(add, discard);
     said.appendChild(actions);
-    window.bringTo(said);
-    return put(item);
+    return said;
   }
   // Refused: the form holds it with the server's words; saved again, it is this deal corrected.
   function refuse(item) {
@@ -512,6 +553,7 @@
     if (!button) return;
     var key = button.dataset.offlineAdd || button.dataset.offlineDiscard;
     var item = items.filter(function (queued) { return queued.key === key; })[0];
+    answered[key] = true; // not asked again while the answer is stored
     button.closest(".notice").remove();
     if (!item) return;
     var d = sheetData();

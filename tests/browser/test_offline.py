@@ -207,6 +207,68 @@ def test_while_a_deal_waits_for_the_choice_the_deals_queued_after_it_count_for_n
 
 
 @pytest.mark.parametrize(
+    ("choice", "then"),
+    [("Add mine as deal 2", [(1, 10), (2, 6), (3, 7)]), ("Discard mine", [(1, 10), (2, 7)])],
+)
+def test_a_deal_typed_while_another_waits_for_the_choice_is_queued_behind_it(
+    new_phone, choice, then
+):
+    phone, other = offline_beside_an_online_phone(new_phone)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)  # deal 1, beaten by the other phone's
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    enter_deal(other, 10)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+    back_online(phone)
+    question = phone.locator("#offline-notice")
+    mine = "Yours, entered on this phone, was not saved: Alice & Carla 6 + 0, Beppe & Dino 5 + 0."
+    expect(question).to_contain_text(mine)
+
+    enter_deal(phone, 7)  # the next deal, typed before choosing
+    pending = phone.locator("#deal-rows tr.pending")
+    expect(pending).to_have_count(2)
+    expect(pending.nth(1).locator("th.num")).to_contain_text("2")
+    expect(pending.nth(1).locator("td.side-0")).to_have_text("7")
+    expect(phone.get_by_role("heading", name="Deal 3")).to_be_visible()  # after the rows
+    # The deal that waits is still offered as it was typed, and nothing is sent meanwhile.
+    expect(question).to_contain_text(mine)
+    expect(question).to_be_in_viewport()
+    expect(question.get_by_role("button", name=choice)).to_be_visible()
+    assert stored() == [(1, 10)]
+
+    question.get_by_role("button", name=choice).click()
+    expect(pending).to_have_count(0)
+    expect(phone.locator(f"#deal-{len(then)}")).to_be_visible()
+    assert stored() == then
+    assert Change.objects.filter(action="deal_recorded").count() == len(then)
+
+
+def test_a_deal_waiting_for_the_choice_is_still_offered_after_a_reload(new_phone):
+    phone, other = offline_beside_an_online_phone(new_phone)
+    phone.context.set_offline(True)
+    enter_deal(phone, 6)
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(1)
+    enter_deal(other, 10)
+    expect(other.locator("#saved")).to_contain_text("Deal 1 saved")
+    back_online(phone)
+    question = phone.locator("#offline-notice")
+    expect(question.get_by_role("button", name="Add mine as deal 2")).to_be_visible()
+
+    phone.reload()
+    expect(question).to_contain_text("Deal 1 was just entered on another phone.")
+    expect(question).to_contain_text("Alice & Carla 10, Beppe & Dino 1.")
+    expect(question).to_contain_text(
+        "Yours, entered on this phone, was not saved: Alice & Carla 6 + 0, Beppe & Dino 5 + 0."
+    )
+    enter_deal(phone, 7)  # queued behind it, as before the reload
+    expect(phone.locator("#deal-rows tr.pending")).to_have_count(2)
+    question.get_by_role("button", name="Add mine as deal 2").click()
+    expect(phone.locator("#deal-3")).to_be_visible()
+    expect(phone.locator("#offline-notice")).to_have_count(0)
+    assert stored() == [(1, 10), (2, 6), (3, 7)]
+
+
+@pytest.mark.parametrize(
     ("kind", "choice", "sweeper"),
     [("Cappotto", ".side-choice", "Beppe & Dino"), ("Cappottone", ".player-choice", "Dino")],
 )
