@@ -315,7 +315,8 @@
   // After a save (never after a poll), focus goes to the first field with an error (to what
   // is said of a deal's field, which a keyboard would cover), or to the message that says
   // what happened: once, when the answer's parts have settled. A deal saved leaves the
-  // sheet's foot in sight, moved as little as may be.
+  // sheet's foot in sight, moved as little as may be; one that decides the match, the
+  // totals at the top and what they say under them (End match stays at the foot: app.css).
   var focused = null;
   document.addEventListener("htmx:afterSettle", function (event) {
     var config = event.detail.requestConfig;
@@ -329,7 +330,8 @@
       document.getElementById(target.id + "_error");
     if (target && target.id === "saved") {
       target.focus({ preventScroll: true });
-      footInView();
+      if (form()) footInView();
+      else document.getElementById("live").scrollIntoView();
     } else {
       window.bringTo(said || target);
     }

@@ -1,13 +1,22 @@
 """What a new player looks for on the sheet is in sight without searching (a trial at the
-table): a long name inside its chip. At 360x740."""
+table): End match in sight once a deal decides the match, and a long name inside its chip.
+At 360x740."""
 
 import pytest
 from playwright.sync_api import expect
 
 from matches import rules, services
+from tests.browser.test_entry import IN_VIEW, UNCOVERED, tap
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+EIGHT_DEALS = [((8, 3), (0, 0)), ((5, 6), (0, 0))] * 4  # 52 to 36 at a line of 101
+# Whole on the screen, give or take the fraction of a pixel a scroll may leave.
+WHOLE = """element => {
+  const box = element.getBoundingClientRect();
+  return box.height > 0 && box.top > -1 && box.bottom < innerHeight + 1;
+}"""
 
 
 def open_match(
@@ -26,6 +35,35 @@ def open_match(
         page.wait_for_url(f"**/t/{table.viewer_token}/**")
     page.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
     return page
+
+
+def test_a_right_claim_that_decides_the_match_brings_end_match_into_sight(new_phone):
+    # 17 to 8 at a line of 21: Alice & Carla claim with 4 card points won so far.
+    players = [["Alice", "Carla"], ["Beppe", "Dino"]]
+    page = open_match(
+        new_phone, players=players, deals=[((8, 3), (3, 0)), ((6, 5), (0, 0))], line=21, claims=True
+    )
+    page.locator("#deal-form .kind input[value=claim]").check()
+    page.locator("#deal-form .side-choice input[value='0']").check()
+    page.locator("#id_card_points_0").fill("4")
+    page.locator("#deal-form button.save").click()
+    end = page.locator("#end-match")
+    expect(end).to_be_visible()
+    expect(page.locator("#saved")).to_be_focused()  # the answer has settled
+    assert end.evaluate(IN_VIEW) and end.evaluate(UNCOVERED)
+    for shown in ("#live .scoreboard", ".decided p", "#saved"):  # the totals, the verdict, Undo
+        assert page.locator(shown).evaluate(WHOLE), shown
+    tap(page, end)
+    expect(page.locator(".result")).to_contain_text("Alice & Carla won the match")
+
+
+def test_a_decided_match_opened_again_shows_end_match(new_phone):
+    players = [["Alice", "Carla"], ["Beppe", "Dino"]]
+    page = open_match(new_phone, players=players, deals=EIGHT_DEALS[:7], line=41)  # 47 to 30
+    expect(page.locator(".decided")).to_be_visible()
+    page.evaluate("scrollTo(0, 0)")  # back up to deal 1
+    end = page.locator("#end-match")
+    assert end.evaluate(IN_VIEW) and end.evaluate(UNCOVERED)
 
 
 def test_a_name_of_39_letters_stays_inside_its_chip_when_the_pile_is_counted(new_phone):
