@@ -1,17 +1,28 @@
 """What a new player looks for on the sheet is in sight without searching (a trial at the
-table): End match in sight once a deal decides the match, and a long name inside its chip.
-At 360x740."""
+table): on deal 1 every key clear of the sticky Save, the totals at the top of the screen when
+the sheet opens, End match in sight once a deal decides the match, and a long name inside its
+chip. At 360x740 and on a Pixel 7."""
 
 import pytest
 from playwright.sync_api import expect
 
 from matches import rules, services
-from tests.browser.test_entry import IN_VIEW, UNCOVERED, tap
+from tests.browser.test_entry import IN_VIEW, UNCOVERED, key, tap
+from tests.browser.test_words import FRANJO, GIOVANNI, MARIA
 from tests.factories import TableFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+PHONES = {"360x740": (360, 740), "pixel-7": (412, 915)}
+LONG_NAMES = [[MARIA, GIOVANNI], [FRANJO, "Ante"]]
 EIGHT_DEALS = [((8, 3), (0, 0)), ((5, 6), (0, 0))] * 4  # 52 to 36 at a line of 101
+# The deals' rows drawn on the screen now, wholly or in part (a pixel's slip aside), unless the
+# page is scrolled to its end: the totals are then as high as it lets them go.
+ROWS_IN_SIGHT = """() => innerHeight + scrollY >= document.documentElement.scrollHeight - 1 ? [] :
+  [...document.querySelectorAll("#deal-rows tr")].filter(row => {
+    const box = row.getBoundingClientRect();
+    return box.bottom > 1 && box.top < innerHeight - 1;
+  }).map(row => row.id)"""
 # Whole on the screen, give or take the fraction of a pixel a scroll may leave.
 WHOLE = """element => {
   const box = element.getBoundingClientRect();
@@ -35,6 +46,40 @@ def open_match(
         page.wait_for_url(f"**/t/{table.viewer_token}/**")
     page.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
     return page
+
+
+def every_key_clear_of_save(page) -> None:
+    assert page.locator("#deal-form button.save").evaluate(IN_VIEW)
+    keys = page.locator("#deal-form .pad input").all()
+    assert len(keys) == 24
+    hidden = [
+        k.get_attribute("id") for k in keys if not (k.evaluate(IN_VIEW) and k.evaluate(UNCOVERED))
+    ]
+    assert hidden == []
+
+
+@pytest.mark.parametrize("phone", PHONES)
+def test_on_deal_1_every_key_is_clear_of_the_sticky_save_whatever_the_names(new_phone, phone):
+    page = open_match(new_phone, players=LONG_NAMES, size=PHONES[phone])
+    expect(page.locator("#entry-next h2")).to_have_text("Deal 1")
+    every_key_clear_of_save(page)
+    assert page.locator("#live .scoreboard").evaluate(IN_VIEW)
+    tap(page, key(page, 1, 7))  # a key of the pads' last row, and Save: deal 1 is entered
+    tap(page, page.locator("#deal-form button.save"))
+    expect(page.locator("#deal-1 .run")).to_have_text("4–7")
+
+
+@pytest.mark.parametrize("phone", PHONES)
+@pytest.mark.parametrize("scorer", [True, False], ids=["scorer", "watching"])
+def test_a_sheet_opens_with_its_totals_at_the_top_of_the_screen(new_phone, phone, scorer):
+    page = open_match(
+        new_phone, players=LONG_NAMES, deals=EIGHT_DEALS, size=PHONES[phone], scorer=scorer
+    )
+    expect(page.locator("#live .total")).to_have_text(["52", "36"])
+    assert page.locator("#live .scoreboard").evaluate(WHOLE)
+    assert page.evaluate(ROWS_IN_SIGHT) == []  # no deal above them: the totals come first
+    if scorer:  # and under them the next deal's keys, each a tap away
+        every_key_clear_of_save(page)
 
 
 def test_a_right_claim_that_decides_the_match_brings_end_match_into_sight(new_phone):
