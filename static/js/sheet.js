@@ -291,31 +291,42 @@
     count.querySelector("button[name=count]").click();
   });
 
-  // The sheet's foot in sight, as on paper: the last deal, the totals, and the next deal's
-  // keys whole above the sticky Save (first, where not all fit). Moved as little as may be.
+  // How far below the screen's foot the next deal's keys end, the sticky Save under them
+  // (the last pad: on the narrowest phones the sides' pads are one under the other).
+  function keysBelow() {
+    var pads = form() ? form().querySelectorAll(".pad") : [];
+    var save = parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) || 0;
+    if (!pads.length) return 0;
+    return pads[pads.length - 1].getBoundingClientRect().bottom + save - innerHeight;
+  }
+  // After a save, the sheet's foot in sight, as on paper: the last deal, the totals, and the
+  // next deal's keys whole above the sticky Save (first, where not all fit). Moved as little
+  // as may be.
   function footInView() {
     var rows = document.querySelectorAll("#deal-rows tr");
-    var pad = form() && form().querySelector(".pad");
-    if (!rows.length || !pad) return;
-    var room = window.innerHeight;
-    var save = parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) || 0;
+    var below = keysBelow();
+    if (!rows.length || !form()) return;
     var top = rows[rows.length - 1].getBoundingClientRect().top - 8; // a little above it too
-    var bottom = pad.getBoundingClientRect().bottom + save;
-    if (bottom > room) window.scrollBy(0, bottom - room);
-    else if (top < 0) window.scrollBy(0, -Math.min(-top, room - bottom));
+    if (below > 0) window.scrollBy(0, below);
+    else if (top < 0) window.scrollBy(0, Math.max(top, below));
   }
-  // A sheet opened by a link opens at its foot, where the next deal is entered (a reload or
-  // going back keeps the place the phone was at).
+  // A sheet opened by a link opens with the totals at the top of the screen, the deals above
+  // them, and under them the next deal's keys whole (first, where not all fit). A reload or
+  // going back keeps the place the phone was at. (Half a pixel short: a scroll lands on a
+  // device pixel, and must not take the totals' top edge off the screen.)
   document.addEventListener("DOMContentLoaded", function () {
     var entry = performance.getEntriesByType("navigation")[0];
     var focused = document.activeElement && document.activeElement !== document.body;
-    if (entry && entry.type === "navigate" && !focused) footInView();
+    if (!entry || entry.type !== "navigate" || focused) return;
+    var totals = document.getElementById("live").getBoundingClientRect().top - 0.5;
+    window.scrollBy(0, Math.max(document.querySelector("#deal-rows tr") ? totals : 0, keysBelow()));
   });
 
   // After a save (never after a poll), focus goes to the first field with an error (to what
   // is said of a deal's field, which a keyboard would cover), or to the message that says
   // what happened: once, when the answer's parts have settled. A deal saved leaves the
-  // sheet's foot in sight, moved as little as may be.
+  // sheet's foot in sight, moved as little as may be; one that decides the match, the
+  // totals at the top and what they say under them (End match stays at the foot: app.css).
   var focused = null;
   document.addEventListener("htmx:afterSettle", function (event) {
     var config = event.detail.requestConfig;
@@ -329,7 +340,8 @@
       document.getElementById(target.id + "_error");
     if (target && target.id === "saved") {
       target.focus({ preventScroll: true });
-      footInView();
+      if (form()) footInView();
+      else document.getElementById("live").scrollIntoView();
     } else {
       window.bringTo(said || target);
     }
