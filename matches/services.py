@@ -764,6 +764,8 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
     """Change the line, tie rule or claims; the deals so far must still stand under them."""
     match = _lock(match.pk)
     _open(match)
+    if isinstance(settings, rules.TerziglioTerms) != match.terziglio:
+        raise ServiceError("other_game")
     old = match.settings
     if settings == old:
         return match

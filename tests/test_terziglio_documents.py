@@ -118,3 +118,20 @@ def test_the_history_says_a_deal_of_terziglio_in_words():
     assert said[-1] == (
         "The difference in card points, times the bid · When a balance reaches the line · line 21"
     )
+
+
+def test_the_tables_list_and_the_history_name_all_three_players(client):
+    table = evening_of_three()
+    listed = client.get(f"/t/{table.viewer_token}/").content.decode()
+    assert "Anna – Bruno – Carla" in listed
+    assert "-15 · -33 · 48" in listed
+    match = Match.objects.filter(table=table, game="terziglio").order_by("pk").first()
+    history = client.get(f"/t/{table.viewer_token}/m/{match.pk}/history").content.decode()
+    assert "Anna – Bruno – Carla" in history
+
+
+def test_a_match_of_terziglio_takes_no_settings_of_tressette():
+    match = Match.objects.get(table=evening_of_three(), game="terziglio", status="in_progress")
+    with pytest.raises(services.ServiceError) as refused:
+        services.change_settings(match=match, settings=rules.MatchSettings(claims_allowed=True))
+    assert refused.value.code == "other_game"

@@ -493,6 +493,8 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     sent, saying why beside what to mend."""
     match = scorer_match(request, token, match_id)
     sheet, _ = sheet_and_state(token, match_id)
+    if sheet.terziglio:  # its terms are agreed before it begins
+        return to_sheet(token, match_id, {})
     if request.method != "POST":
         if not sheet.in_progress:  # nothing to set on a match over
             return to_sheet(token, match_id, {})
