@@ -1,16 +1,18 @@
-"""Terziglio in a table's documents and history (issue 52): JSON exported, imported and
-exported again the same, each deal checked by Terziglio's rules on the way in; the CSV's
-columns for a table that played it; the history in words."""
+"""Terziglio in a table's documents, pages and history (issue 52): JSON exported, imported
+and exported again the same, each deal checked by Terziglio's rules on the way in; the CSV's
+columns for a table that played it; the table's list and the history in words; Undo."""
 
 import copy
 import json
 
 import pytest
+from django.urls import reverse
 
 from matches import exports, imports, rules, selectors, services
 from matches.imports import ImportInvalid
 from matches.models import Match, Table
 from matches.rules import Bid, TerziglioEntry, TerziglioTerms
+from tests.html import one, parsed, value, words
 from tests.test_exports import _english, csv_rows, json_document  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_english")]
@@ -135,3 +137,24 @@ def test_a_match_of_terziglio_takes_no_settings_of_tressette():
     with pytest.raises(services.ServiceError) as refused:
         services.change_settings(match=match, settings=rules.MatchSettings(claims_allowed=True))
     assert refused.value.code == "other_game"
+
+
+def test_undo_puts_a_deal_of_terziglio_back_in_its_form_to_correct(client):
+    table = services.create_table(name="Bar Sport")
+    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
+    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
+    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+    typed = {"game": "terziglio", "number": 1, "key": "phone-a", "soloist": "1", "bid": "solo",
+             "card_pad": "5", "shown": match.revision, "typing": "0"}  # fmt: skip
+    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **hx))
+    assert Match.objects.get().totals == (2, -4, 2)  # Bruno's solo lost 5-6
+    undo = {"undo": value(one(saved, "#saved"), "undo")}  # the sheet the save left
+    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **hx))
+    assert not match.deals.exists()
+    assert "its points are in the form" in words(one(page, "#deleted"))
+    put_back = [value(page, field) for field in ("soloist", "bid", "card_pad")]
+    assert put_back == ["1", "solo", "5"]
+    again = {**typed, "key": value(page, "key"), "card_pad": "6"}
+    client.post(sheet_url + "deals", again, **hx)
+    assert Match.objects.get().totals == (-2, 4, -2)  # corrected: won 6-5
