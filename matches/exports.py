@@ -25,8 +25,11 @@ from django.utils.translation import pgettext
 
 from matches import rules
 from matches.models import (
+    A_MONTE,
+    BIDS,
     DEAL_KINDS,
     END_REASONS,
+    GAMES,
     STATUSES,
     TIE_RULES,
     Change,
@@ -74,6 +77,18 @@ CSV_HEADER = (
     # Added last: a spreadsheet that reads the columns before it by place still reads them.
     _("Swept alone by"),
 )
+# A table that played Terziglio has these too, after the rest: a deal of three, its sides
+# 1 and 2 in the columns above (each a player; card points only the soloist's), the third
+# player here. A table of Tressette alone exports as it always did.
+TERZIGLIO_HEADER = (
+    _("Game"),
+    _("Played alone by"),
+    _("Bid"),
+    _("Side 3 name"),
+    _("Side 3 card points"),
+    _("Side 3 points"),
+    _("Side 3 total"),
+)
 # Where a spreadsheet may begin a cell in a text: at its start, or after a separator (either:
 # one set to the other separator splits at it, quotes or not) or a line break; then perhaps
 # spaces or quotes it drops, and a character that makes the cell a formula.
@@ -91,6 +106,8 @@ class _Scored:
 
     @property
     def seat_names(self) -> list[str]:
+        if self.match.terziglio:
+            return [side.name for side in self.sides]
         return rules.seat_order([[p.name for p in side.players] for side in self.sides])
 
 
@@ -128,7 +145,7 @@ def _scored_matches(matches: QuerySet[Match], *, with_log: bool = False) -> Iter
     for _match_id, pair in itertools.groupby(sides, key=attrgetter("match_id")):
         match_sides = list(pair)
         match = match_sides[0].match
-        names = (match_sides[0].name, match_sides[1].name)
+        names = tuple(side.name for side in match_sides)
         outcome = match.score([deal.entry for deal in deals.of(match)], names)
         yield _Scored(match, match_sides, outcome, changes.of(match))
 
@@ -160,10 +177,13 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
     # In the language active now (a streamed response is read after the view returns), with
     # its separator: where a decimal point is a comma, spreadsheets split rows at semicolons.
     delimiter = ";" if formats.get_format("DECIMAL_SEPARATOR") == "," else ","
-    header = [str(title) for title in CSV_HEADER]
+    three = matches.filter(game=rules.Game.TERZIGLIO).exists()
+    header = [str(title) for title in (*CSV_HEADER, *(TERZIGLIO_HEADER if three else ()))]
     labels = {
         name: {str(value): str(label) for value, label in choices}
         for name, choices in (
+            ("game", GAMES),
+            ("bid", BIDS),
             ("kind", DEAL_KINDS),
             ("status", STATUSES),
             ("end", END_REASONS),
@@ -178,7 +198,10 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
         writer = csv.writer(_Echo(), delimiter=delimiter, quoting=csv.QUOTE_STRINGS)
         yield writer.writerow([_cell(title) for title in header])
         for number, scored in enumerate(_scored_matches(matches), start=first):
-            for row in _match_rows(number, scored, labels):
+            rows = _solo_rows if scored.match.terziglio else _match_rows
+            for row in rows(number, scored, labels):
+                if three and not scored.match.terziglio:
+                    row += [labels["game"][scored.match.game], *[""] * (len(TERZIGLIO_HEADER) - 1)]
                 yield writer.writerow([_cell(value) for value in row])
 
     return rows()
@@ -221,6 +244,37 @@ def _match_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterat
         yield [*row, *ending, ""]
 
 
+def _solo_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterator[list]:
+    """A match of Terziglio, in the same columns: each player a side of one (card points the
+    soloist's alone), the third in the columns Terziglio adds."""
+    match, names = scored.match, scored.seat_names
+    date = timezone.localtime(match.started_at).strftime("%Y-%m-%d %H:%M")
+    ending = [labels["status"][match.status]]
+    won = match.finished and match.winner is not None
+    ending += [names[match.winner], labels["end"][match.end_reason]] if won else ["", ""]
+    ending += ["", labels["yes"][str(False)], labels["yes"][str(False)], "", "", ""]
+    game = labels["game"][match.game]
+    for deal in scored.outcome.deals:
+        entry = deal.entry
+        seats = [
+            (entry.card_points if seat == entry.soloist else "", deal.points[seat],
+             deal.totals[seat])
+            for seat in range(len(names))
+        ]  # fmt: skip
+        row = [number, date, match.line, deal.number, names[deal.dealer], "", ""]
+        for seat in (0, 1):
+            cards, points, total = seats[seat]
+            row += ["", names[seat], "", cards, "", points, total]
+        soloist = names[entry.soloist] if entry.soloist is not None else ""
+        bid = labels["bid"][A_MONTE if entry.a_monte else str(entry.bid)]
+        yield [*row, *ending, game, soloist, bid, names[2], *seats[2]]
+    if not scored.outcome.deals:  # a match with no deal yet still has its row
+        row = [number, date, match.line, "", "", "", ""]
+        for seat in (0, 1):
+            row += ["", names[seat], "", "", "", "", 0]
+        yield [*row, *ending, game, "", "", names[2], "", "", 0]
+
+
 def table_csv_rows(table: Table) -> Iterator[str]:
     """The whole table as CSV: a header, then one row per deal, oldest match first."""
     return _csv_rows(Match.objects.filter(table=table))
@@ -251,7 +305,10 @@ def _iso(when: datetime | None) -> str | None:
 def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
     """One match; `numbers` gives each match's number in the file (1, 2, 3…) by its id."""
     match, sides = scored.match, scored.sides
+    # A match of Terziglio says so, with its terms; one of Tressette as it always did.
+    game = {"game": match.game, "terms": match.settings.as_dict()} if match.terziglio else {}
     return {
+        **game,
         "started_at": _iso(match.started_at),
         "finished_at": _iso(match.finished_at),
         "line": match.line,

@@ -14,11 +14,15 @@ from django.utils.translation import gettext_lazy as _
 
 from matches import rules
 from matches.models import (
+    BIDS,
+    BIDS_PLAYED,
     DEAL_KINDS,
     EVENINGS,
     NAME_MAX,
+    PAYMENTS,
     SIDE_NAME_MAX,
     TABLE_NAME_MAX,
+    TERZIGLIO_ENDS,
     TIE_RULES,
     Player,
 )
@@ -538,10 +542,18 @@ class NewMatchForm(SettingsForm):
 # --- Deals -------------------------------------------------------------------------------
 
 
-def entry_data(entry: rules.DealEntry) -> dict[str, str]:
+def entry_data(entry: "rules.DealEntry | rules.TerziglioEntry") -> dict[str, str]:
     """What a phone sends for `entry`: to put a deal in a form again. Its card points are
     tapped on the pads, the typed fields left blank: a tap on another key then counts,
     with or without scripts (what is typed counts first)."""
+    if isinstance(entry, rules.TerziglioEntry):
+        return {
+            "soloist": "" if entry.soloist is None else str(entry.soloist),
+            "bid": "" if entry.bid is None else str(entry.bid),
+            "card_pad": "" if entry.card_points is None else str(entry.card_points),
+            "card_points": "",
+            "a_monte": "1" if entry.a_monte else "",
+        }
     data = {"kind": str(entry.kind), "side": "" if entry.side is None else str(entry.side)}
     data["seat"] = "" if entry.seat is None else str(entry.seat)
     for side in (0, 1):
@@ -554,9 +566,9 @@ def entry_data(entry: rules.DealEntry) -> dict[str, str]:
 class PadField(forms.TypedChoiceField):
     """A side's card points tapped on its pad, 0 to 11; None when no key is."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str | Promise | None = None) -> None:
         super().__init__(
-            label=_("Card points"),
+            label=label or _("Card points"),
             choices=[(points, str(points)) for points in range(rules.CARD_POINTS_PER_DEAL + 1)],
             coerce=int,
             required=False,
@@ -752,3 +764,142 @@ class CountForm(StaleOnHidden, Form):
             return data
         data["card_points"] = counted if data["count_side"] == 0 else counted[::-1]
         return data
+
+
+# --- Terziglio -----------------------------------------------------------------------------
+
+
+class TerziglioMatchForm(StaleOnHidden, Form):
+    """A match of three: the players in seat order (the deal passes to the right, the next
+    seat), who deals first, how a deal pays and when the match ends."""
+
+    HOUSE_LINES = rules.HOUSE_LINES
+    player_0 = _seat(_("First player"))
+    player_1 = _seat(_("Second player"))
+    player_2 = _seat(_("Third player"))
+    first_dealer = forms.TypedChoiceField(
+        label=_("Who deals first"),
+        choices=[(0, _("First player")), (1, _("Second player")), (2, _("Third player"))],
+        coerce=int,
+        initial=0,
+        widget=Choices,
+        error_messages=_pick(_("Pick who deals first.")),
+    )
+    payment = forms.TypedChoiceField(
+        label=_("What a deal pays"),
+        choices=PAYMENTS,
+        coerce=rules.Payment,
+        initial=rules.Payment.DIFFERENCE,
+        widget=Choices,
+        help_text=_("Chiamo pays once, solo twice, solissimo three times."),
+        error_messages=_pick(_("Pick what a deal pays.")),
+    )
+    end = forms.TypedChoiceField(
+        label=_("The match ends"),
+        choices=TERZIGLIO_ENDS,
+        coerce=rules.TerziglioEnd,
+        initial=rules.TerziglioEnd.LINE,
+        widget=Choices,
+        error_messages=_pick(_("Pick when the match ends.")),
+    )
+    line = SettingsForm.base_fields["line"]
+    deals = NumberField(
+        label=_("Deals, if the match ends after a number of them"),
+        initial=rules.DEFAULT_DEALS,
+        help_text=_("12: each player deals four times."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        names = [data.get(f"player_{seat}") for seat in range(rules.TERZIGLIO_PLAYERS)]
+        for seat, name in enumerate(names):
+            if not name and f"player_{seat}" not in self.errors:
+                self.add_error(f"player_{seat}", _("Type a name or pick a player."))
+        if self.errors:
+            return data
+        players = [[name] for name in names]
+        seating = rules.seating_errors(players, names, data["first_dealer"], rules.Game.TERZIGLIO)
+        for error in seating:
+            if error.part == "seat":
+                message = _("This player already sits at this match.")
+                self.add_error(f"player_{error.params['seat']}", message)
+            else:
+                self.add_error(None, rule_message(error))
+        try:
+            deals = data["deals"] if data["deals"] is not None else rules.DEFAULT_DEALS
+            data["terms"] = rules.TerziglioTerms(data["payment"], data["end"], data["line"], deals)
+        except rules.RuleError as error:
+            self.add_error("deals" if error.part == "deals" else None, rule_message(error))
+        data["players"] = players
+        return data
+
+
+class SoloDealForm(StaleOnHidden, Form):
+    """A Terziglio deal: who played alone, their bid and the card points they took (tapped
+    or typed; what is typed counts first); or all three passed, a monte (its own button)."""
+
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+    soloist = forms.TypedChoiceField(
+        label=_("Who played alone"),
+        coerce=int,
+        required=False,
+        empty_value=None,
+        widget=Chips,
+        error_messages={"invalid_choice": _("Pick one of the three players.")},
+    )
+    bid = forms.ChoiceField(
+        label=_("Bid"),
+        choices=[choice for choice in BIDS if choice[0] in BIDS_PLAYED],
+        required=False,
+        widget=Chips,
+        error_messages={"invalid_choice": _("Pick chiamo, solo or solissimo.")},
+    )
+    card_pad = PadField(_("Card points of the one who played alone"))
+    card_points = NumberField(label=_("Card points"), most=11, card_points=True)
+    a_monte = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, player_names: Sequence[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.player_names = tuple(player_names)
+        self.fields["soloist"].choices = list(enumerate(self.player_names))
+        self.fields["card_points"].template_name = "matches/fields/typed.html"
+
+    @classmethod
+    def typed(cls, data) -> "SoloDealForm":
+        """What was typed, read before the match is (the service reads it, locked)."""
+        return cls(data, player_names=("",) * rules.TERZIGLIO_PLAYERS)
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if data["a_monte"]:
+            data["entry"] = rules.TerziglioEntry()
+            return data
+        typed, tapped = data.get("card_points"), data.get("card_pad")
+        cards = typed if typed is not None else tapped
+        data["entry"] = rules.TerziglioEntry(data["soloist"], data["bid"] or None, cards)
+        return data
+
+    def add_rule_error(self, error: rules.RuleError) -> None:
+        field = {"soloist": "soloist", "bid": "bid", "card_points": "card_points"}.get(error.part)
+        self.add_error(field, rule_message(error))
+
+    def add_rule_errors(self, invalid: rules.DealInvalid) -> None:
+        for error in invalid.errors:
+            self.add_rule_error(error)
+
+
+class EditSoloDealForm(SoloDealForm):
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+
+def deal_form(
+    terziglio: bool, data=None, *, edit: bool = False, side_names=(), **kwargs
+) -> "DealForm | SoloDealForm":
+    """The form of a deal of this game (`edit`: of one on the sheet), for these sides."""
+    if terziglio:
+        kwargs = {key: value for key, value in kwargs.items() if key == "initial"}
+        return (EditSoloDealForm if edit else SoloDealForm)(data, player_names=side_names, **kwargs)
+    return (EditDealForm if edit else DealForm)(data, side_names=side_names, **kwargs)

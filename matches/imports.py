@@ -22,12 +22,15 @@ from matches.models import (
     DEAL_KINDS,
     END_REASONS,
     EVENINGS,
+    GAMES,
     MATCH_DEALS_MAX,
     NAME_MAX,
+    PAYMENTS,
     SIDE_NAME_MAX,
     STATUSES,
     TABLE_NAME_MAX,
     TABLE_PLAYERS_MAX,
+    TERZIGLIO_ENDS,
     TIE_RULES,
     Action,
     DocumentError,
@@ -78,8 +81,8 @@ class MatchImport:
 
     started_at: datetime
     finished_at: datetime | None
-    settings: rules.MatchSettings
-    side_names: tuple[str, str]
+    settings: "rules.MatchSettings | rules.TerziglioTerms"  # the game's
+    side_names: tuple[str, ...]
     players: tuple[tuple[str, ...], ...]  # each side's players, as named in the players list
     first_dealer: int  # a seat
     outcome: rules.Outcome
@@ -325,12 +328,14 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
     finished_at = _when(raw, "finished_at", where, null=True)
     if finished_at is not None and finished_at < started_at:
         raise _fail("%(where)s: “finished_at” is before “started_at”.", where=where)
-    settings = _settings(raw, where)
-    side_names, seated = _sides(_get(raw, "sides", where, list), where, players)
-    first_dealer = _first_dealer(raw, where, seated)
-    match_rules = rules.MatchRules(**settings.as_dict(), side_names=side_names)
-    outcome = _scored_deals(raw, where, match_rules, first_dealer, len(seated[0]) * 2)
-    totals = _pair(raw, "totals", where)
+    # Files written before Terziglio, and every match of Tressette, name no game.
+    game = rules.Game(_choice(raw, "game", where, GAMES) if "game" in raw else "tressette")
+    terziglio = game is rules.Game.TERZIGLIO
+    settings = _terms(raw, where) if terziglio else _settings(raw, where)
+    side_names, seated = _sides(_get(raw, "sides", where, list), where, players, game)
+    first_dealer = _first_dealer(raw, where, seated, game)
+    outcome = _scored_deals(raw, where, settings, side_names, first_dealer, len(seated[0]) * 2)
+    totals = _numbers(raw, "totals", where, len(side_names))
     if totals != outcome.totals:
         raise _fail(
             "%(where)s: the file gives totals %(file)s, but the deals add up to %(scored)s.",
@@ -378,13 +383,28 @@ def _settings(raw: dict, where: str) -> rules.MatchSettings:
         raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
 
 
+def _terms(raw: dict, where: str) -> rules.TerziglioTerms:
+    """A match of Terziglio's terms: how a deal pays, when the match ends."""
+    terms = _get(raw, "terms", where, dict)
+    payment = _choice(terms, "payment", where, PAYMENTS)
+    end = _choice(terms, "end", where, TERZIGLIO_ENDS)
+    deals = _get(terms, "deals", where, int) if "deals" in terms else rules.DEFAULT_DEALS
+    try:
+        return rules.TerziglioTerms(payment, end, _get(terms, "line", where, int), deals)
+    except rules.RuleError as error:
+        raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
+
+
 def _sides(
-    raw: list, where: str, players: dict[str, str]
-) -> tuple[tuple[str, str], list[list[str]]]:
-    """The two sides' names and their players (by the names in the players list), seated
-    as the rules' seating check allows."""
-    if len(raw) != 2 or not all(isinstance(side, dict) for side in raw):
-        raise _fail("%(where)s: “sides” must be a list of two sides.", where=where)
+    raw: list, where: str, players: dict[str, str], game: rules.Game = rules.Game.TRESSETTE
+) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The sides' names and their players (by the names in the players list), seated as the
+    rules' seating check allows: two sides, or at Terziglio three of one player."""
+    count = rules.TERZIGLIO_PLAYERS if game is rules.Game.TERZIGLIO else 2
+    if len(raw) != count or not all(isinstance(side, dict) for side in raw):
+        raise _fail(
+            "%(where)s: “sides” must be a list of %(count)s sides.", where=where, count=count
+        )
     names: list[str] = []
     seated: list[list[str]] = []
     for position, side in enumerate(raw):
@@ -395,9 +415,9 @@ def _sides(
             raise _fail("%(where)s: a side has one or two players, by name.", where=at)
         seated.append([_listed(raw_name, at, players) for raw_name in side_players])
         names.append(side_name(typed, seated[-1]))  # spelled as the players, if theirs
-    if errors := rules.seating_errors(seated, names, 0):
+    if errors := rules.seating_errors(seated, names, 0, game):
         raise ImportInvalid([f"{where}: {rule_message(errors[0])}"])
-    return (names[0], names[1]), seated
+    return tuple(names), seated
 
 
 def _listed(raw_name: str, where: str, players: dict[str, str]) -> str:
@@ -407,8 +427,13 @@ def _listed(raw_name: str, where: str, players: dict[str, str]) -> str:
     return players[name_key(name)]
 
 
-def _first_dealer(raw: dict, where: str, seated: list[list[str]]) -> int:
-    seats = [name_key(name) for name in rules.seat_order(seated)]
+def _first_dealer(
+    raw: dict, where: str, seated: list[list[str]], game: rules.Game = rules.Game.TRESSETTE
+) -> int:
+    order = (
+        [side[0] for side in seated] if game is rules.Game.TERZIGLIO else rules.seat_order(seated)
+    )
+    seats = [name_key(name) for name in order]
     dealer = _get(raw, "first_dealer", where, str)
     if name_key(dealer) not in seats:
         raise _fail(
@@ -420,10 +445,15 @@ def _first_dealer(raw: dict, where: str, seated: list[list[str]]) -> int:
 
 
 def _scored_deals(
-    raw: dict, where: str, match_rules: rules.MatchRules, first_dealer: int, seat_count: int
+    raw: dict,
+    where: str,
+    settings: "rules.MatchSettings | rules.TerziglioTerms",
+    side_names: tuple[str, ...],
+    first_dealer: int,
+    seat_count: int,
 ) -> rules.Outcome:
-    """The deals as the rules score them, each checked as if just entered, and the file's
-    points held to the rules' score."""
+    """The deals as the rules of the match's game score them, each checked as if just
+    entered, and the file's points held to the rules' score."""
     deals = _get(raw, "deals", where, list)
     if len(deals) > MATCH_DEALS_MAX:
         raise _fail(
@@ -433,15 +463,20 @@ def _scored_deals(
             max=MATCH_DEALS_MAX,
         )
     entries, stated = [], []
+    terziglio = isinstance(settings, rules.TerziglioTerms)
     for number, deal in enumerate(deals, start=1):
         at = _deal_at(where, number)
-        entries.append(_entry(deal, at, number))
-        stated.append(_pair(deal, "points", at))
+        entries.append(_entry(deal, at, number, terziglio))
+        stated.append(_numbers(deal, "points", at, len(side_names)))
 
     def scored(entries: list[rules.DealEntry]) -> rules.Outcome:
-        outcome = rules.evaluate(
-            match_rules, entries, first_dealer=first_dealer, seat_count=seat_count
-        )
+        if terziglio:
+            played = rules.TerziglioRules(**settings.as_dict(), player_names=side_names)
+            outcome = rules.evaluate_terziglio(played, entries, first_dealer=first_dealer)
+        else:
+            played = rules.MatchRules(**settings.as_dict(), side_names=side_names)
+            outcome = rules.evaluate(played, entries, first_dealer=first_dealer,
+                                     seat_count=seat_count)  # fmt: skip
         for deal, points in zip(outcome.deals, stated, strict=False):
             if deal.points != points:
                 raise _fail(
@@ -467,9 +502,11 @@ def _deal_at(where: str, number: int) -> str:
     return gettext("%(where)s, deal %(deal)s") % {"where": where, "deal": number}
 
 
-def _entry(raw: object, where: str, number: int) -> rules.DealEntry:
+def _entry(raw: object, where: str, number: int, terziglio: bool = False) -> rules.DealEntry:
     if not isinstance(raw, dict):
         raise _fail("%(where)s: a deal must be an object.", where=where)
+    if ("bid" in raw) != terziglio:  # a deal of Terziglio names a bid, one of Tressette not
+        raise _fail("%(where)s: this deal is not of this match's game.", where=where)
     if _get(raw, "number", where, int) != number:
         raise _fail(
             "%(where)s: it is numbered %(found)s; deals are numbered 1, 2, 3… in order.",
@@ -479,6 +516,13 @@ def _entry(raw: object, where: str, number: int) -> rules.DealEntry:
     try:
         return entry_from_document(raw)
     except DocumentError as wrong:
+        if terziglio:
+            raise _fail(
+                "%(where)s: “%(field)s” is missing or wrong: a deal of Terziglio names its "
+                "soloist, bid and card points, or is a_monte.",
+                where=where,
+                field=wrong.field,
+            ) from None
         if wrong.field == "kind":
             _choice(raw, "kind", where, DEAL_KINDS)
         elif wrong.field == "side":
@@ -714,6 +758,23 @@ def _when(obj: dict, field: str, where: str, *, null: bool = False) -> datetime 
             found=_shown(value),
         )
     return when
+
+
+def _numbers(obj: dict, field: str, where: str, count: int) -> tuple[int, ...]:
+    """One number per side: two sides' whole numbers ([8, 3]); three players' balances or
+    what a deal moved them by, which may be negative ([6, -3, -3])."""
+    if count == 2:
+        return _pair(obj, field, where)
+    value = _get(obj, field, where, list)
+    if len(value) != count or not all(type(number) is int for number in value):
+        raise _fail(
+            "%(where)s: “%(field)s” must be %(count)s whole numbers, one per player, like "
+            "[6, -3, -3].",
+            where=where,
+            field=field,
+            count=count,
+        )
+    return tuple(value)
 
 
 def _pair(obj: dict, field: str, where: str) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches import rules
 from matches.names import pair_name, sort_key
-from matches.rules import DealKind, EndReason, Evening, Status, TieRule
+from matches.rules import Bid, DealKind, EndReason, Evening, Game, Status, TieRule
 
 NAME_MAX = 40
 TABLE_NAME_MAX = 60
@@ -44,7 +44,30 @@ END_REASONS = [
     (EndReason.CAPPOTTONE, _("cappottone")),
     (EndReason.STRAMAZZONE, _("stramazzone")),
     (EndReason.CLAIM, _("claim")),
+    (EndReason.DEALS, _("the agreed deals played")),
 ]
+GAMES = [
+    (Game.TRESSETTE, _("Tressette")),
+    (Game.TERZIGLIO, _("Terziglio")),
+]
+PAYMENTS = [
+    (rules.Payment.DIFFERENCE, _("The difference in card points, times the bid")),
+    (rules.Payment.FLAT, _("One point, times the bid")),
+]
+TERZIGLIO_ENDS = [
+    (rules.TerziglioEnd.LINE, _("When a balance reaches the line")),
+    (rules.TerziglioEnd.DEALS, _("After the agreed number of deals")),
+    (rules.TerziglioEnd.STOPPED, _("When the table stops")),
+]
+# A Terziglio deal's bid; a deal all three passed is stored as gone "a monte".
+A_MONTE = "a_monte"
+BIDS = [
+    (Bid.CHIAMO, _("chiamo")),
+    (Bid.SOLO, _("solo")),
+    (Bid.SOLISSIMO, _("solissimo")),
+    (A_MONTE, _("a monte")),
+]
+BIDS_PLAYED = [str(bid) for bid in Bid]
 SWEEPS_BY_ONE = [str(kind) for kind in rules.SWEEPS_BY_ONE]
 EVENINGS = [
     (Evening.TONIGHT, _("Tonight's tally")),
@@ -65,8 +88,10 @@ def _values(choices: list) -> list[str]:
     return [str(value) for value, _label in choices]
 
 
-# Every figure a match or a deal keeps per side is one number for each side, in side order.
+# Every figure a match or a deal keeps per side is one number for each side, in side order:
+# two sides at Tressette, three players at Terziglio (each a side of one).
 SIDES = (0, 1)
+SEATS = tuple(range(rules.TERZIGLIO_PLAYERS))
 DEAL_COUNTS = ("declarations", "declared", "sweeps")  # what a match counts of its deals
 MATCH_COUNTS = ("totals", *DEAL_COUNTS)  # a match's, per side
 
@@ -80,9 +105,9 @@ class PerSide(models.JSONField):
         return tuple(found) if isinstance(found, list) else found
 
 
-def per_side() -> tuple[int, ...]:
+def per_side(sides: int = len(SIDES)) -> tuple[int, ...]:
     """Nothing yet, for each side."""
-    return tuple(0 for _side in SIDES)
+    return (0,) * sides
 
 
 def _plus(kept: tuple[int, ...], more: tuple[int, ...]) -> tuple[int, ...]:
@@ -94,9 +119,9 @@ def _each_side(field: str, lookup: str, value: int) -> Q:
     return Q(*(Q(**{f"{field}__{side}__{lookup}": value}) for side in SIDES))
 
 
-def _sum(field: str):
+def _sum(field: str, sides: tuple[int, ...] = SIDES):
     """The sides' numbers in the list `field`, added up by the database."""
-    first, *rest = (Cast(KT(f"{field}__{side}"), IntegerField()) for side in SIDES)
+    first, *rest = (Cast(KT(f"{field}__{side}"), IntegerField()) for side in sides)
     for number in rest:
         first += number
     return first
@@ -201,6 +226,9 @@ class Player(models.Model):
 
 class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    game = models.CharField(
+        _("game"), max_length=20, choices=GAMES, default=Game.TRESSETTE, db_default=Game.TRESSETTE
+    )
     line = models.PositiveSmallIntegerField(_("line"), default=rules.DEFAULT_LINE)
     tie_rule = models.CharField(
         _("tie rule"), max_length=20, choices=TIE_RULES, default=TieRule.HIGHER_TOTAL
@@ -212,6 +240,20 @@ class Match(models.Model):
     # Counted as games by how it was won (rules.STAKES), as its table played when it began.
     stakes = models.BooleanField(_("stakes"), default=False, db_default=False)
     players_per_side = models.PositiveSmallIntegerField(default=2)
+    # Terziglio's terms (blank at Tressette): how a deal pays, and when the match ends (at
+    # the line, after `deals_agreed` deals, or when the table stops).
+    payment = models.CharField(
+        _("payment"), max_length=20, choices=PAYMENTS, blank=True, default="", db_default=""
+    )
+    ends = models.CharField(
+        _("the match ends"),
+        max_length=20,
+        choices=TERZIGLIO_ENDS,
+        blank=True,
+        default="",
+        db_default="",
+    )
+    deals_agreed = models.PositiveSmallIntegerField(_("deals"), null=True, blank=True)
     first_dealer = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -256,17 +298,48 @@ class Match(models.Model):
                 condition=Q(line__gte=rules.MIN_LINE, line__lte=rules.MAX_LINE),
                 name="match_line_in_range",
             ),
+            models.CheckConstraint(condition=Q(game__in=_values(GAMES)), name="match_game_valid"),
             models.CheckConstraint(
-                condition=Q(players_per_side__in=[1, 2]), name="match_one_or_two_per_side"
+                condition=Q(game=Game.TRESSETTE, players_per_side__in=[1, 2])
+                | Q(game=Game.TERZIGLIO, players_per_side=1),
+                name="match_one_or_two_per_side",
             ),
             models.CheckConstraint(
-                condition=Q(first_dealer__lt=2 * F("players_per_side")),
+                condition=Q(game=Game.TRESSETTE, first_dealer__lt=2 * F("players_per_side"))
+                | Q(game=Game.TERZIGLIO, first_dealer__lt=rules.TERZIGLIO_PLAYERS),
                 name="match_first_dealer_is_a_seat",
             ),
-            models.CheckConstraint(condition=Q(winner__in=[0, 1]), name="match_winner_is_a_side"),
             models.CheckConstraint(
-                condition=Q(*(_each_side(name, "gte", 0) for name in MATCH_COUNTS)),
+                condition=Q(winner__in=SIDES) | Q(game=Game.TERZIGLIO, winner__in=SEATS),
+                name="match_winner_is_a_side",
+            ),
+            # Tressette's counts are never negative; Terziglio's balances always sum to 0.
+            models.CheckConstraint(
+                condition=Q(
+                    Q(game=Game.TRESSETTE), *(_each_side(name, "gte", 0) for name in MATCH_COUNTS)
+                )
+                | Q(
+                    Q(game=Game.TERZIGLIO, totals__2__isnull=False)
+                    & Q(Exact(_sum("totals", SEATS), 0))
+                ),
                 name="match_counts_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(game=Game.TRESSETTE, payment="", ends="", deals_agreed__isnull=True)
+                | Q(
+                    Q(game=Game.TERZIGLIO, claims_allowed=False)
+                    & Q(payment__in=_values(PAYMENTS), ends__in=_values(TERZIGLIO_ENDS))
+                    & (
+                        Q(
+                            ends=rules.TerziglioEnd.DEALS,
+                            deals_agreed__isnull=False,
+                            deals_agreed__gte=rules.MIN_DEALS,
+                            deals_agreed__lte=rules.MAX_DEALS,
+                        )
+                        | (~Q(ends=rules.TerziglioEnd.DEALS) & Q(deals_agreed__isnull=True))
+                    )
+                ),
+                name="match_terziglio_terms",
             ),
             models.CheckConstraint(
                 condition=Q(tie_rule__in=_values(TIE_RULES)), name="match_tie_rule_valid"
@@ -305,8 +378,19 @@ class Match(models.Model):
         return f"Match {self.pk}"
 
     @property
+    def terziglio(self) -> bool:
+        return self.game == Game.TERZIGLIO
+
+    @property
     def seat_count(self) -> int:
+        if self.terziglio:
+            return rules.TERZIGLIO_PLAYERS
         return rules.seats(self.players_per_side)
+
+    @property
+    def side_count(self) -> int:
+        """How many sides: two at Tressette; at Terziglio each player is one."""
+        return rules.TERZIGLIO_PLAYERS if self.terziglio else len(SIDES)
 
     @property
     def in_progress(self) -> bool:
@@ -376,8 +460,11 @@ class Match(models.Model):
             return None
 
     @property
-    def standing(self) -> rules.Standing:
+    def standing(self) -> "rules.Standing | rules.TerziglioStanding":
         """Where its deals leave it, as it keeps it: what its next deal is checked by."""
+        if self.terziglio:
+            dealer = (self.first_dealer + self.deal_count) % rules.TERZIGLIO_PLAYERS
+            return rules.TerziglioStanding(self.totals, self.deal_count, self.decided_for, dealer)
         return rules.Standing(self.totals, self.deal_count, self.decided_for)
 
     def standing_fields(self, standing: rules.Standing, deal: rules.DealEntry) -> dict:
@@ -392,34 +479,70 @@ class Match(models.Model):
             "totals": standing.totals,
         }
 
-    def match_rules(self, side_names: tuple[str, str]) -> rules.MatchRules:
-        return rules.MatchRules(
-            line=self.line,
-            tie_rule=TieRule(self.tie_rule),
-            claims_allowed=self.claims_allowed,
-            declarations_allowed=self.declarations_allowed,
-            side_names=side_names,
+    @property
+    def settings(self) -> "rules.MatchSettings | rules.TerziglioTerms":
+        """What the table agreed for it, as its game's rules take it."""
+        if self.terziglio:
+            return rules.TerziglioTerms(
+                rules.Payment(self.payment),
+                rules.TerziglioEnd(self.ends),
+                self.line,
+                self.deals_agreed or rules.DEFAULT_DEALS,
+            )
+        tie_rule = TieRule(self.tie_rule)
+        return rules.MatchSettings(
+            self.line, tie_rule, self.claims_allowed, self.declarations_allowed
         )
+
+    def match_rules(self, side_names: tuple[str, ...]) -> "rules.MatchRules | rules.TerziglioRules":
+        """Its settings, with the sides' names the rules' messages use."""
+        if self.terziglio:
+            return rules.TerziglioRules(**self.settings.as_dict(), player_names=side_names)
+        return rules.MatchRules(**self.settings.as_dict(), side_names=side_names)
+
+    def next_deal(self, entry, side_names: tuple[str, ...], *, new: bool) -> tuple:
+        """`entry` checked and scored as its next deal (`new`: entered now, not put back),
+        from where it stands: (the scored deal, the standing after it)."""
+        played = self.match_rules(side_names)
+        if self.terziglio:
+            return rules.next_terziglio_deal(played, self.standing, entry)
+        return rules.next_deal(played, self.standing, entry, first_dealer=self.first_dealer,
+                               seat_count=self.seat_count, new=new)  # fmt: skip
 
     def score(
         self,
-        entries: list[rules.DealEntry],
-        side_names: tuple[str, str],
+        entries: list,
+        side_names: tuple[str, ...],
         *,
         checked_from: int | None = None,
         new: int | None = None,
-    ) -> rules.Outcome:
+    ) -> "rules.Outcome | rules.TerziglioOutcome":
         """Where the match stands after `entries`, under its settings and seats. Deals are
         checked from number `checked_from` on (by default none: stored deals were checked
         when they were stored); `new` is one just entered (see rules.evaluate)."""
-        return rules.evaluate(
-            self.match_rules(side_names),
-            entries,
-            first_dealer=self.first_dealer,
-            seat_count=self.seat_count,
-            checked_from=len(entries) + 1 if checked_from is None else checked_from,
-            new=new,
-        )
+        checked_from = len(entries) + 1 if checked_from is None else checked_from
+        played = self.match_rules(side_names)
+        if self.terziglio:
+            return rules.evaluate_terziglio(
+                played, entries, first_dealer=self.first_dealer, checked_from=checked_from
+            )
+        return rules.evaluate(played, entries, first_dealer=self.first_dealer,
+                              seat_count=self.seat_count, checked_from=checked_from,
+                              new=new)  # fmt: skip
+
+
+def settings_fields(settings: "rules.MatchSettings | rules.TerziglioTerms") -> dict:
+    """What a match keeps of the settings its table agreed (Match.settings reads them)."""
+    if isinstance(settings, rules.TerziglioTerms):
+        by_deals = settings.end is rules.TerziglioEnd.DEALS
+        return {
+            "game": Game.TERZIGLIO,
+            "payment": str(settings.payment),
+            "ends": str(settings.end),
+            "line": settings.line,
+            "deals_agreed": settings.deals if by_deals else None,
+        }
+    return settings.as_dict()
 
 
 def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
@@ -429,7 +552,7 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
         "deal_count": len(outcome.deals),
         "totals": outcome.totals,
     }
-    fields |= dict.fromkeys(DEAL_COUNTS, per_side())
+    fields |= dict.fromkeys(DEAL_COUNTS, per_side(len(outcome.totals)))
     for deal in outcome.deals:
         for name, more in _deal_counts(deal.entry).items():
             fields[name] = _plus(fields[name], more)
@@ -438,7 +561,9 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
 
 def _deal_counts(entry: rules.DealEntry) -> dict[str, tuple[int, ...]]:
     """What one deal adds to the counts a match keeps of its deals, per side: deals with
-    declarations, their points, sweeps."""
+    declarations, their points, sweeps. Terziglio has none of them."""
+    if isinstance(entry, rules.TerziglioEntry):
+        return {}
     declared = entry.declared_points
     return {
         "declarations": tuple(1 if declared[side] else 0 for side in SIDES),
@@ -448,7 +573,8 @@ def _deal_counts(entry: rules.DealEntry) -> dict[str, tuple[int, ...]]:
 
 
 class Side(models.Model):
-    """One of a match's two sides, in seat order: position 0 holds seats 0 and 2, 1 holds 1, 3."""
+    """One of a match's sides, in seat order: at Tressette position 0 holds seats 0 and 2, 1
+    holds 1 and 3; at Terziglio each player is a side of one, at their seat."""
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
     position = models.PositiveSmallIntegerField()
@@ -462,7 +588,8 @@ class Side(models.Model):
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["match", "position"], name="side_position_unique"),
-            models.CheckConstraint(condition=Q(position__in=[0, 1]), name="side_position_0_or_1"),
+            # Two sides at Tressette, three players at Terziglio.
+            models.CheckConstraint(condition=Q(position__in=SEATS), name="side_position_is_a_seat"),
             models.CheckConstraint(condition=Q(name__regex=r"\S"), name="side_name_not_blank"),
             models.CheckConstraint(
                 condition=~Q(first_player=F("second_player")), name="side_players_differ"
@@ -493,11 +620,15 @@ class Deal(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveIntegerField()
     kind = models.CharField(max_length=20, choices=DEAL_KINDS, default=DealKind.NORMAL)
-    # The sweeping or claiming side; null on a normal deal.
+    # The sweeping or claiming side; null on a normal deal. At Terziglio the soloist's seat.
     side = models.PositiveSmallIntegerField(null=True, blank=True)
+    # At Terziglio the soloist's bid, or a monte; blank at Tressette.
+    bid = models.CharField(max_length=20, choices=BIDS, blank=True, default="", db_default="")
     # The player who swept alone (cappottone, stramazzone): their seat, on `side`.
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     # Per side, as the rules read them: card points, declared points, and what the deal gave.
+    # At Terziglio: the soloist's card points alone (none a monte), no declarations, and
+    # what the deal moved each player's balance by.
     card_points = PerSide()
     declared_points = PerSide()
     points = PerSide()
@@ -519,10 +650,18 @@ class Deal(models.Model):
                 condition=Q(kind__in=_values(DEAL_KINDS)), name="deal_kind_valid"
             ),
             models.CheckConstraint(
-                condition=(
-                    Q(kind=DealKind.NORMAL, side__isnull=True)
-                    | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=[0, 1]))
-                ),
+                condition=Q(bid__in=["", *_values(BIDS)]), name="deal_bid_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    Q(bid="")
+                    & (
+                        Q(kind=DealKind.NORMAL, side__isnull=True)
+                        | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=SIDES))
+                    )
+                )
+                | Q(bid__in=BIDS_PLAYED, kind=DealKind.NORMAL, side__isnull=False, side__in=SEATS)
+                | Q(bid=A_MONTE, kind=DealKind.NORMAL, side__isnull=True),
                 name="deal_side_only_for_sweeps_and_claims",
             ),
             models.CheckConstraint(
@@ -534,24 +673,42 @@ class Deal(models.Model):
                 name="deal_seat_only_for_sweeps_by_one",
             ),
             models.CheckConstraint(
-                condition=_each_side("card_points", "gte", 0)
-                & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL),
+                condition=Q(
+                    Q(bid="")
+                    & _each_side("card_points", "gte", 0)
+                    & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL)
+                )
+                | Q(
+                    bid__in=BIDS_PLAYED,
+                    card_points__0__isnull=False,
+                    card_points__0__gte=0,
+                    card_points__0__lte=rules.CARD_POINTS_PER_DEAL,
+                )
+                | Q(bid=A_MONTE),
                 name="deal_card_points_0_to_11",
             ),
             models.CheckConstraint(
                 condition=(
                     # A claim stops early: up to 11, as earlier versions took (now 10).
-                    Q(kind=DealKind.CLAIM)
+                    Q(bid="", kind=DealKind.CLAIM)
                     & Q(LessThanOrEqual(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
                 )
                 | (
-                    ~Q(kind=DealKind.CLAIM)
+                    Q(bid="")
+                    & ~Q(kind=DealKind.CLAIM)
                     & Q(Exact(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
-                ),
+                )
+                | ~Q(bid=""),
                 name="deal_card_points_sum_to_11",
             ),
+            # What a Terziglio deal moves the balances by sums to 0, as they do.
             models.CheckConstraint(
-                condition=_each_side("declared_points", "gte", 0) & _each_side("points", "gte", 0),
+                condition=Q(
+                    Q(bid="")
+                    & _each_side("declared_points", "gte", 0)
+                    & _each_side("points", "gte", 0)
+                )
+                | (~Q(bid="") & Q(points__2__isnull=False) & Q(Exact(_sum("points", SEATS), 0))),
                 name="deal_points_not_negative",
             ),
         ]
@@ -560,32 +717,57 @@ class Deal(models.Model):
         return f"Deal {self.number}"
 
     @property
-    def entry(self) -> rules.DealEntry:
+    def entry(self) -> "rules.DealEntry | rules.TerziglioEntry":
+        if self.bid == A_MONTE:
+            return rules.TerziglioEntry()
+        if self.bid:
+            return rules.TerziglioEntry(self.side, Bid(self.bid), self.card_points[0])
         return rules.DealEntry(
             self.card_points, self.declared_points, self.kind, self.side, self.seat
         )
 
-    def set_scored(self, scored: rules.ScoredDeal) -> list[str]:
+    def set_scored(self, scored: "rules.ScoredDeal | rules.TerziglioDeal") -> list[str]:
         """Take what the rules scored for this deal; the fields that changed."""
-        entry = scored.entry
-        values = {
-            "kind": str(entry.kind),
-            "side": entry.side,
-            "seat": entry.seat,
-            "card_points": entry.card_points,
-            "declared_points": entry.declared_points,
-            "points": scored.points,
-        }
+        values = {"points": scored.points, **_entry_fields(scored.entry)}
         changed = [name for name, value in values.items() if getattr(self, name) != value]
         for name in changed:
             setattr(self, name, values[name])
         return changed
 
 
-def deal_document(number: int, entry: rules.DealEntry, points: tuple[int, int]) -> dict:
+def _entry_fields(entry: "rules.DealEntry | rules.TerziglioEntry") -> dict:
+    """What a deal's row holds of its entry."""
+    if isinstance(entry, rules.TerziglioEntry):
+        played = not entry.a_monte
+        return {
+            "kind": str(DealKind.NORMAL),
+            "side": entry.soloist,
+            "seat": None,
+            "bid": str(entry.bid) if played else A_MONTE,
+            "card_points": (entry.card_points,) if played else (),
+            "declared_points": (),
+        }
+    return {
+        "kind": str(entry.kind),
+        "side": entry.side,
+        "seat": entry.seat,
+        "bid": "",
+        "card_points": entry.card_points,
+        "declared_points": entry.declared_points,
+    }
+
+
+def deal_document(
+    number: int, entry: "rules.DealEntry | rules.TerziglioEntry", points: tuple[int, ...]
+) -> dict:
     """A deal as the change log keeps it and the JSON export writes it. A sweep by one player
     names their `seat` too; a deal of any other kind has none, as before there were such
-    sweeps (docs/export-format.md)."""
+    sweeps. A Terziglio deal names its soloist, bid ("a_monte" when all passed) and the
+    soloist's card points (docs/export-format.md)."""
+    if isinstance(entry, rules.TerziglioEntry):
+        bid = A_MONTE if entry.a_monte else str(entry.bid)
+        return {"number": number, "bid": bid, "soloist": entry.soloist,
+                "card_points": entry.card_points, "points": list(points)}  # fmt: skip
     document = {"number": number, "kind": str(entry.kind), "side": entry.side}
     if entry.seat is not None:
         document["seat"] = entry.seat
@@ -604,8 +786,10 @@ class DocumentError(ValueError):
         super().__init__(f"the deal's {field!r} is missing or wrong")
 
 
-def entry_from_document(document: dict) -> rules.DealEntry:
+def entry_from_document(document: dict) -> "rules.DealEntry | rules.TerziglioEntry":
     """The entry of a deal's document (deal_document), or DocumentError."""
+    if "bid" in document:
+        return _terziglio_entry(document)
 
     def pair(field: str) -> tuple[int, int]:
         value = document.get(field)
@@ -622,6 +806,21 @@ def entry_from_document(document: dict) -> rules.DealEntry:
         raise DocumentError("seat")
     cards, declared = pair("card_points"), pair("declared_points")
     return rules.DealEntry(cards, declared, DealKind(kind), side, seat)
+
+
+def _terziglio_entry(document: dict) -> rules.TerziglioEntry:
+    bid, soloist, cards = document["bid"], document.get("soloist"), document.get("card_points")
+    if bid == A_MONTE:
+        if soloist is not None or cards is not None:
+            raise DocumentError("bid")
+        return rules.TerziglioEntry()
+    if bid not in BIDS_PLAYED:
+        raise DocumentError("bid")
+    if not _whole(soloist):
+        raise DocumentError("soloist")
+    if not _whole(cards):
+        raise DocumentError("card_points")
+    return rules.TerziglioEntry(soloist, Bid(bid), cards)
 
 
 def _whole(value: object) -> bool:

@@ -31,6 +31,14 @@ def gettext_noop(message: str) -> str:
     return message
 
 
+class Game(StrEnum):
+    """What a table plays: Tressette between two sides (four players in pairs, or two in due),
+    or Terziglio, three players each for themselves, one of them the soloist of each deal."""
+
+    TRESSETTE = "tressette"
+    TERZIGLIO = "terziglio"
+
+
 class DealKind(StrEnum):
     NORMAL = "normal"
     CAPPOTTO = "cappotto"
@@ -61,6 +69,7 @@ class EndReason(StrEnum):
     CAPPOTTONE = "cappottone"
     STRAMAZZONE = "stramazzone"
     CLAIM = "claim"
+    DEALS = "deals"  # Terziglio: the agreed number of deals played, the highest balance won
 
 
 class Status(StrEnum):
@@ -780,22 +789,32 @@ def seat_order(players: Sequence[Sequence[str]]) -> list[str]:
 
 
 def seating_errors(
-    players: Sequence[Sequence[str]], side_names: Sequence[str], first_dealer: int
+    players: Sequence[Sequence[str]],
+    side_names: Sequence[str],
+    first_dealer: int,
+    game: Game = Game.TRESSETTE,
 ) -> list[RuleError]:
-    """What is wrong with seating these players (by name) as two sides: one or two a side,
-    nobody twice (names compared as names.name_key does), sides told apart by name, a first
-    dealer who sits at the match. A seat's error names the `seat` it is about."""
-    if len(players) != 2 or len(players[0]) not in (1, 2) or len(players[1]) != len(players[0]):
+    """What is wrong with seating these players (by name): at Tressette two sides of one or
+    two, told apart by name; at Terziglio three sides of one. Nobody twice (names compared
+    as names.name_key does), a first dealer who sits at the match. A seat's error names the
+    `seat` it is about."""
+    if Game(game) is Game.TERZIGLIO:
+        if len(players) != TERZIGLIO_PLAYERS or any(len(side) != 1 for side in players):
+            return [RuleError("side_sizes", part="players")]
+        seats = [side[0] for side in players]
+    elif len(players) != 2 or len(players[0]) not in (1, 2) or len(players[1]) != len(players[0]):
         return [RuleError("side_sizes", part="players")]
+    else:
+        seats = seat_order(players)
     errors = []
     seen: set[str] = set()
-    for seat, name in enumerate(seat_order(players)):
+    for seat, name in enumerate(seats):
         if name_key(name) in seen:
             errors.append(RuleError("seated_twice", {"seat": seat}, part="seat"))
         seen.add(name_key(name))
-    if name_key(side_names[0]) == name_key(side_names[1]):
+    if len(players) == 2 and name_key(side_names[0]) == name_key(side_names[1]):
         errors.append(RuleError("sides_named_alike", {"name": side_names[1]}, part="side_name"))
-    if not 0 <= first_dealer < 2 * len(players[0]):
+    if not 0 <= first_dealer < len(seats):
         errors.append(RuleError("first_dealer_not_seated", part="first_dealer"))
     return errors
 
@@ -809,7 +828,9 @@ def dealer_for(number: int, *, first_dealer: int, seat_count: int) -> int:
     >>> [dealer_for(n, first_dealer=3, seat_count=4) for n in range(1, 6)]
     [3, 0, 1, 2, 3]
     """
-    _check_seating(first_dealer, seat_count)
+    if seat_count not in (2, TERZIGLIO_PLAYERS, 4):  # in due, Terziglio, in four
+        raise ValueError("seat_count is 2, 3 or 4")
+    _check_first_dealer(first_dealer, seat_count)
     if number < 1:
         raise ValueError("deals are numbered from 1")
     return (first_dealer + number - 1) % seat_count
@@ -1433,25 +1454,47 @@ DEFAULT_DEALS, MIN_DEALS, MAX_DEALS = 12, 1, 99  # 12: each player deals four ti
 
 
 @dataclass(frozen=True)
-class TerziglioRules:
-    """What a table of three agreed: how a deal pays, when the match ends, the names."""
+class TerziglioTerms:
+    """What a table of three agrees before a match: how a deal pays, when the match ends."""
 
     payment: Payment = Payment.DIFFERENCE
     end: TerziglioEnd = TerziglioEnd.LINE
     line: int = DEFAULT_LINE  # with end LINE: the balance that ends the match
     deals: int = DEFAULT_DEALS  # with end DEALS: how many deals the match has
-    player_names: tuple[str, str, str] = ("Player 1", "Player 2", "Player 3")
 
     def __post_init__(self) -> None:
         check_line(self.line)
         if not MIN_DEALS <= self.deals <= MAX_DEALS:
             params = {"min": MIN_DEALS, "max": MAX_DEALS, "value": self.deals}
             raise RuleError("deals_out_of_range", params, part="deals")
-        if len(self.player_names) != TERZIGLIO_PLAYERS:
-            raise ValueError("Terziglio has three players")
         object.__setattr__(self, "payment", Payment(self.payment))
         object.__setattr__(self, "end", TerziglioEnd(self.end))
+
+    def as_dict(self) -> dict:
+        """As the change log keeps them: the number of deals only where it ends the match."""
+        terms = {"payment": str(self.payment), "end": str(self.end), "line": self.line}
+        return terms | ({"deals": self.deals} if self.end is TerziglioEnd.DEALS else {})
+
+
+@dataclass(frozen=True)
+class TerziglioRules(TerziglioTerms):
+    """The terms, and the players' names, which the messages use."""
+
+    player_names: tuple[str, str, str] = ("Player 1", "Player 2", "Player 3")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.player_names) != TERZIGLIO_PLAYERS:
+            raise ValueError("Terziglio has three players")
         object.__setattr__(self, "player_names", tuple(self.player_names))
+
+    @property
+    def end_reason(self) -> EndReason | None:
+        """What ends a match played to these rules, as the result says it; None: the table
+        stops it."""
+        return {TerziglioEnd.LINE: EndReason.LINE, TerziglioEnd.DEALS: EndReason.DEALS}.get(
+            self.end
+        )
 
 
 @dataclass(frozen=True)
@@ -1494,6 +1537,15 @@ class TerziglioStanding:
     def decided(self) -> bool:
         return self.winner is not None
 
+    # Read as a match of two sides is (Standing): each player's balance is their total.
+    @property
+    def totals(self) -> tuple[int, int, int]:
+        return self.balances
+
+    @property
+    def decided_for(self) -> int | None:
+        return self.winner
+
 
 @dataclass(frozen=True)
 class TerziglioDeal:
@@ -1511,11 +1563,48 @@ class TerziglioDeal:
         cards = self.entry.card_points
         return None if cards is None else cards >= TERZIGLIO_SOLOIST_WINS
 
+    # Read as a row of two sides is (ScoredDeal): what each player's balance moved by, and
+    # the balances after.
+    @property
+    def points(self) -> tuple[int, int, int]:
+        return self.changes
+
+    @property
+    def totals(self) -> tuple[int, int, int]:
+        return self.balances
+
 
 @dataclass(frozen=True)
 class TerziglioOutcome:
+    """Where a match of three stands after its deals; read as an Outcome is (totals, winner,
+    decided, reason, another_deal), so that what ends, stops or lists a match reads any."""
+
     deals: tuple[TerziglioDeal, ...]
     standing: TerziglioStanding
+    reason: EndReason | None = None
+    another_deal: bool = False  # the match is over but the highest balances are level
+    claimer = swept_alone = None  # no claims, no sweeps by one in Terziglio
+    both_at_line = False  # the highest balance wins: no tie rule between two sides
+
+    @property
+    def totals(self) -> tuple[int, int, int]:
+        return self.standing.balances
+
+    @property
+    def winner(self) -> int | None:
+        return self.standing.winner
+
+    @property
+    def decided(self) -> bool:
+        return self.standing.decided
+
+    @property
+    def next_dealer(self) -> int:
+        return self.standing.next_dealer
+
+    @property
+    def next_number(self) -> int:
+        return self.standing.deals + 1
 
 
 def terziglio_errors(
@@ -1585,16 +1674,17 @@ def terziglio_changes(
     return (changes[0], changes[1], changes[2])
 
 
+def _terziglio_over(rules: TerziglioRules, balances: tuple[int, ...], deals: int) -> bool:
+    """The match is over: a balance at the line, or the agreed number of deals played."""
+    if rules.end is TerziglioEnd.LINE:
+        return max(balances) >= rules.line
+    return rules.end is TerziglioEnd.DEALS and deals >= rules.deals
+
+
 def _terziglio_winner(rules: TerziglioRules, balances: tuple[int, ...], deals: int) -> int | None:
-    """The highest balance wins once the match ends (a balance at the line, or the agreed
-    number of deals played); two highest balances alike play another deal."""
-    if rules.end is TerziglioEnd.STOPPED:
-        return None
-    if rules.end is TerziglioEnd.LINE and max(balances) < rules.line:
-        return None
-    if rules.end is TerziglioEnd.DEALS and deals < rules.deals:
-        return None
-    return _only(balances, max(balances))
+    """The highest balance wins once the match is over; two highest balances alike play
+    another deal."""
+    return _only(balances, max(balances)) if _terziglio_over(rules, balances, deals) else None
 
 
 def next_terziglio_deal(
@@ -1649,9 +1739,12 @@ def evaluate_terziglio(
     """
     _check_first_dealer(first_dealer, TERZIGLIO_PLAYERS)
     start = TerziglioStanding(next_dealer=first_dealer)
-    return TerziglioOutcome(
-        *_play_out(next_terziglio_deal, rules, start, entries, checked_from=checked_from)
+    deals, standing = _play_out(
+        next_terziglio_deal, rules, start, entries, checked_from=checked_from
     )
+    over = _terziglio_over(rules, standing.balances, standing.deals)
+    reason = rules.end_reason if standing.decided else None
+    return TerziglioOutcome(deals, standing, reason, over and not standing.decided)
 
 
 # --- Tressette a perdere (Rovescino, Ciapanò, Traversone): fewest points ------------------

@@ -38,16 +38,17 @@ from matches.models import (
     entry_from_document,
     new_token,
     outcome_fields,
+    per_side,
+    settings_fields,
 )
 from matches.names import name_key, pair_name, side_name
 
 if TYPE_CHECKING:
     from matches.imports import MatchImport, TableImport
 
-# The sides' names, when nothing is said in them (the rules name them only in a refusal).
-UNNAMED = ("", "")
 
 MESSAGES = {
+    "other_game": gettext_noop("This page is of another match: reload it and try again."),
     "another_phone": gettext_noop("Deal %(number)s was just entered on another phone."),
     "resent": gettext_noop("Deal %(number)s was already saved from this phone, with other points."),
     "renumbered": gettext_noop(
@@ -217,15 +218,16 @@ def _lock(match_id: int, phone: Phone | None = None) -> Match:
     return seen
 
 
-def _open(match: Match) -> None:
+def _open(match: Match, entry: "rules.DealEntry | rules.TerziglioEntry | None" = None) -> None:
+    """The match may change, and `entry` (a deal to write) is of its game."""
     if (why := match.why_closed) is not None:
         raise MatchClosed(why)
+    if entry is not None and isinstance(entry, rules.TerziglioEntry) != match.terziglio:
+        raise ServiceError("other_game")
 
 
-def _side_names(match: Match) -> tuple[str, str]:
-    names = match.sides.order_by("position").values_list("name", flat=True)
-    first, second = names
-    return first, second
+def _side_names(match: Match) -> tuple[str, ...]:
+    return tuple(match.sides.order_by("position").values_list("name", flat=True))
 
 
 def _deals(match: Match) -> list[Deal]:
@@ -391,37 +393,33 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
 # --- Matches -----------------------------------------------------------------------------
 
 
-def _settings(match: Match) -> rules.MatchSettings:
-    tie_rule = rules.TieRule(match.tie_rule)
-    return rules.MatchSettings(
-        match.line, tie_rule, match.claims_allowed, match.declarations_allowed
-    )
-
-
 @atomic
 def start_match(
     *,
     table: Table,
     players: Sequence[Sequence[str]],
     side_names: Sequence[str] = ("", ""),
-    settings: rules.MatchSettings = rules.DEFAULT_SETTINGS,
+    settings: "rules.MatchSettings | rules.TerziglioTerms" = rules.DEFAULT_SETTINGS,
     first_dealer: int = 0,
     evening: rules.Evening | None = None,
     stakes: bool | None = None,
     by: str = "",
 ) -> Match:
-    """Two sides of one or two players each, by name; new names join the table. A side
-    given no name (or only its players') is named after its players. `evening` and
-    `stakes`, where given (the evening's first match), are how the table counts tonight."""
+    """Two sides of one or two players each, by name (Terziglio's terms: three sides of
+    one); new names join the table. A side given no name (or only its players') is named
+    after its players. `evening` and `stakes`, where given (the evening's first match), are
+    how the table counts tonight."""
+    game = settings_fields(settings).get("game", rules.Game.TRESSETTE)
     named = [side_name(typed, side) for typed, side in zip(side_names, players, strict=False)]
-    if errors := rules.seating_errors(players, named, first_dealer):
+    named += [side_name("", side) for side in players[len(named) :]]
+    if errors := rules.seating_errors(players, named, first_dealer, game):
         raise errors[0]
     seated = [
         [_named(table, name) or _new_player(table, name) for name in side] for side in players
     ]
     names = [
         side_name(typed, [player.name for player in side])
-        for typed, side in zip(side_names, seated, strict=True)
+        for typed, side in zip(named, seated, strict=True)
     ]
     return _seat(table, seated, names, settings=settings, first_dealer=first_dealer, by=by,
                  evening=evening, stakes=stakes)  # fmt: skip
@@ -432,7 +430,7 @@ def _seat(
     seated: list[list[Player]],
     side_names: list[str],
     *,
-    settings: rules.MatchSettings,
+    settings: "rules.MatchSettings | rules.TerziglioTerms",
     first_dealer: int,
     by: str,
     evening: rules.Evening | None = None,
@@ -445,17 +443,16 @@ def _seat(
     table = _evening_of(table.pk, now)
     if evening is not None or stakes is not None:
         table = _set_evening(table, evening=evening, stakes=stakes, by=by)
-    match = Match.objects.create(
+    match = Match(
         table=table,
         stakes=table.stakes,
         started_at=now,
-        line=rules.check_line(settings.line),
-        tie_rule=settings.tie_rule,
-        claims_allowed=settings.claims_allowed,
-        declarations_allowed=settings.declarations_allowed,
         players_per_side=len(seated[0]),
         first_dealer=first_dealer,
+        **settings_fields(settings),
     )
+    match.totals = match.declarations = match.declared = match.sweeps = per_side(len(seated))
+    match.save(force_insert=True)
     Side.objects.bulk_create(
         Side(
             match=match,
@@ -513,7 +510,7 @@ def _record(
         retried := _retry_of(match, entry, idempotency_key, action)
     ):
         return retried
-    _open(match)
+    _open(match, entry)
     if number <= match.deal_count:
         raise DealConflict(match.deals.get(number=number))
     if number != match.deal_count + 1:  # deals were deleted on another phone meanwhile
@@ -537,13 +534,11 @@ def _next_deal(
     """The rules' score of `entry` as the match's next deal (`new`: not a restore). Only a
     refusal names the sides, so their names are read only then."""
 
-    def scored(side_names: tuple[str, str]) -> tuple[rules.ScoredDeal, rules.Standing]:
-        return rules.next_deal(match.match_rules(side_names), match.standing, entry,
-                               first_dealer=match.first_dealer, seat_count=match.seat_count,
-                               new=new)  # fmt: skip
+    def scored(side_names: tuple[str, ...]) -> tuple[rules.ScoredDeal, rules.Standing]:
+        return match.next_deal(entry, side_names, new=new)
 
     try:
-        return scored(UNNAMED)
+        return scored(("",) * match.side_count)  # names are said only in a refusal
     except rules.DealInvalid:
         return scored(_side_names(match))  # refused again, in the sides' names
 
@@ -609,7 +604,7 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     """Change a recorded deal; the whole match is scored again. `version` is the deal's
     version the phone was showing: a stale edit is refused."""
     match = _lock(deal.match_id)
-    _open(match)
+    _open(match, entry)
     deals = _deals(match)
     current = next((d for d in deals if d.pk == deal.pk), None)
     if current is None or current.version != version:
@@ -756,7 +751,7 @@ def rematch(*, match: Match, by: str = "") -> Match:
         match.table,
         [side.players for side in sides],  # as they sat: no name is looked up again
         [side.name for side in sides],
-        settings=_settings(match),
+        settings=match.settings,
         first_dealer=dealer,
         by=by,
     )
@@ -769,15 +764,17 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
     """Change the line, tie rule or claims; the deals so far must still stand under them."""
     match = _lock(match.pk)
     _open(match)
-    old = _settings(match)
+    if isinstance(settings, rules.TerziglioTerms) != match.terziglio:
+        raise ServiceError("other_game")
+    old = match.settings
     if settings == old:
         return match
-    match.line, match.tie_rule = settings.line, settings.tie_rule
-    match.claims_allowed = settings.claims_allowed
-    match.declarations_allowed = settings.declarations_allowed
+    fields = settings_fields(settings)
+    for name, value in fields.items():
+        setattr(match, name, value)
     deals = _deals(match)
     outcome = _rescored(match, deals, [deal.entry for deal in deals])
-    _changed(match, outcome, **settings.as_dict())
+    _changed(match, outcome, **fields)
     _log(match, Action.SETTINGS_CHANGED, by, old=old.as_dict(), new=settings.as_dict())
     return match
 
@@ -917,7 +914,7 @@ def _imported_matches(
             finished_at=imported.finished_at,
             stakes=imported.stakes,
             **outcome_fields(imported.outcome),
-            **imported.settings.as_dict(),
+            **settings_fields(imported.settings),
         )
         for imported in batch
     )

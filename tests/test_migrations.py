@@ -10,6 +10,7 @@ from django.apps import apps as django_apps
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.recorder import MigrationRecorder
+from django.utils import timezone
 
 from matches.models import Change, Match
 from tests.factories import MatchFactory
@@ -22,6 +23,7 @@ SINCE = [
     "0013_count_deletions",
     "0014_match_table_started",
     "0015_per_side_lists",
+    "0016_terziglio",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
@@ -124,6 +126,50 @@ def test_a_database_of_two_sides_in_columns_keeps_every_number_in_lists_and_back
         assert {name: getattr(back, name) for name in columns} == columns
         again = old.get_model("matches", "Deal").objects.filter(match=match.pk).order_by("number")
         assert [{name: getattr(d, name) for name in deals[0]} for d in again] == deals
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_of_tressette_matches_plays_tressette_after_0016_and_back():
+    """0016: every match held before is a match of Tressette, its deals bid nothing, and
+    every new check holds for them (a finished match, a sweep, a claim); migrated back, the
+    same rows."""
+    before, after = ("matches", "0015_per_side_lists"), ("matches", "0016_terziglio")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    table = old.get_model("matches", "Table").objects.create(name="Bar", scorer_token="s",
+                                                             viewer_token="v")  # fmt: skip
+    match = old.get_model("matches", "Match").objects.create(
+        table=table, deal_count=2, totals=[21, 14], status="finished", winner=0,
+        end_reason="cappotto", finished_at=timezone.now(), declared=[0, 3],
+        declarations=[0, 1], sweeps=[1, 0],
+    )  # fmt: skip
+    deal = old.get_model("matches", "Deal").objects
+    deal.create(match=match, number=1, card_points=[0, 11], declared_points=[0, 3],
+                points=[0, 14])  # fmt: skip
+    deal.create(match=match, number=2, kind="cappotto", side=0, card_points=[11, 0],
+                declared_points=[0, 0], points=[21, 0])  # fmt: skip
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate([after])
+        new = executor.loader.project_state([after]).apps
+        moved = new.get_model("matches", "Match").objects.get(pk=match.pk)
+        assert (moved.game, moved.payment, moved.ends, moved.deals_agreed) == (
+            "tressette",
+            "",
+            "",
+            None,
+        )
+        bids = new.get_model("matches", "Deal").objects.filter(match=match.pk)
+        assert sorted(bids.values_list("number", "bid")) == [(1, ""), (2, "")]
+        executor = MigrationExecutor(connection)
+        executor.migrate([before])
+        back = old.get_model("matches", "Match").objects.get(pk=match.pk)
+        assert (back.totals, back.winner, back.end_reason) == ((21, 14), 0, "cappotto")
+        assert old.get_model("matches", "Deal").objects.filter(match=match.pk).count() == 2
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())

@@ -104,11 +104,11 @@ def test_two_sides_of_a_match_have_different_positions():
     )
 
 
-def test_a_side_sits_at_position_0_or_1():
+def test_a_side_sits_at_a_seat_of_three_at_most():
+    """Two sides at Tressette, three players at Terziglio: no fourth side."""
     match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
-    Side.objects.filter(match=match, position=1).delete()
     assert refused(
-        Side, match=match, position=2, name="Third", first_player=PlayerFactory(table=match.table)
+        Side, match=match, position=3, name="Fourth", first_player=PlayerFactory(table=match.table)
     )
 
 
@@ -217,3 +217,40 @@ def test_names_sort_as_people_alphabetise_them():
     assert sorted(names, key=sort_key) == ["Alice", "dino", "Élodie", "Ömer", "Zoë"]
     assert sorted(["Élodie", "Elodie"], key=sort_key) == ["Elodie", "Élodie"]  # a tie, broken
     assert sorted(["Zoë", "Łukasz", "Marco"], key=sort_key) == ["Łukasz", "Marco", "Zoë"]
+
+
+TERZIGLIO = {"game": "terziglio", "players_per_side": 1, "payment": "difference", "ends": "line"}
+
+
+def test_terziglio_balances_sum_to_zero():
+    table = TableFactory()
+    assert Match.objects.create(table=table, totals=[6, -3, -3], **TERZIGLIO)
+    assert refused(Match, table=table, totals=[6, -3, -2], **TERZIGLIO)
+
+
+def test_tressette_totals_are_never_negative_and_take_no_terziglio_terms():
+    table = TableFactory()
+    assert refused(Match, table=table, totals=[6, -6])
+    assert refused(Match, table=table, payment="flat")
+
+
+def test_terziglio_ends_after_the_agreed_deals_only_with_a_number_of_them():
+    table = TableFactory()
+    terms = {**TERZIGLIO, "ends": "deals"}
+    assert Match.objects.create(table=table, totals=[0, 0, 0], deals_agreed=12, **terms)
+    assert refused(Match, table=table, totals=[0, 0, 0], **terms)
+    assert refused(Match, table=table, totals=[0, 0, 0], deals_agreed=12, **TERZIGLIO)
+
+
+def test_a_terziglio_deal_names_its_soloist_and_moves_the_balances_by_a_sum_of_zero():
+    match = Match.objects.create(table=TableFactory(), totals=[0, 0, 0], **TERZIGLIO)
+    played = {"match": match, "bid": "chiamo", "card_points": [7], "declared_points": []}
+    assert Deal.objects.create(number=1, side=0, points=[6, -3, -3], **played)
+    assert refused(Deal, number=2, side=0, points=[6, -3, -2], **played)
+    assert refused(Deal, number=2, side=None, points=[6, -3, -3], **played)
+    assert refused(Deal, number=2, side=3, points=[6, -3, -3], **played)
+    assert refused(Deal, number=2, side=0, points=[6, -3, -3], **{**played, "card_points": [12]})
+    assert refused(Deal, number=2, side=0, points=[6, -3, -3], **{**played, "bid": "tutto"})
+    a_monte = {"match": match, "bid": "a_monte", "card_points": [], "declared_points": []}
+    assert Deal.objects.create(number=2, points=[0, 0, 0], **a_monte)
+    assert refused(Deal, number=3, side=1, points=[0, 0, 0], **a_monte)

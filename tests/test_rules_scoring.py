@@ -460,7 +460,8 @@ def test_the_deal_passes_to_the_right_over_12_deals(seat_count, first_dealer, ex
 
 
 @pytest.mark.parametrize(
-    ("number", "first_dealer", "seat_count"), [(0, 0, 4), (1, 4, 4), (1, 2, 2), (1, 0, 3)]
+    ("number", "first_dealer", "seat_count"),
+    [(0, 0, 4), (1, 4, 4), (1, 2, 2), (1, 3, 3), (1, 0, 5)],
 )
 def test_impossible_seating_is_a_programming_error(number, first_dealer, seat_count):
     with pytest.raises(ValueError):

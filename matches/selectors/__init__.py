@@ -18,6 +18,7 @@ from matches.selectors.sheet import (
     load_sheet,
     match_state,
     match_states,
+    points_said,
 )
 from matches.selectors.stats import Record, Stats, table_stats
 from matches.selectors.tables import MatchLine, table_matches, table_seen
@@ -40,6 +41,7 @@ __all__ = [
     "match_names",
     "match_state",
     "match_states",
+    "points_said",
     "result_picture",
     "table_matches",
     "table_seen",

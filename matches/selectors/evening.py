@@ -164,7 +164,10 @@ def _tonight_sides(table: Q, began: datetime):
     """The sides of the table's matches begun since its evening did (`began`), ended or
     played: by the matches' index of the table's start times."""
     tonight = Side.objects.filter(table, match__started_at__gte=began)
-    tonight = tonight.exclude(match__status=rules.Status.ABANDONED)
+    # Series and pairs are Tressette's: a match of Terziglio is not in tonight's tally.
+    tonight = tonight.exclude(match__status=rules.Status.ABANDONED).exclude(
+        match__game=rules.Game.TERZIGLIO
+    )
     return tonight.select_related("match", "first_player", "second_player").order_by(
         "match__started_at", "match_id", "position"
     )

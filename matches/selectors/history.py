@@ -6,11 +6,16 @@ from datetime import datetime
 
 from django.core.paginator import Page, Paginator
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from matches import rules
 from matches.models import (
+    A_MONTE,
+    BIDS,
     END_REASONS,
     EVENINGS,
+    PAYMENTS,
+    TERZIGLIO_ENDS,
     Action,
     Change,
     Match,
@@ -32,14 +37,17 @@ class Logged:
     deal_number: int | None
 
 
-def match_names(match: Match) -> tuple[tuple[str, str], tuple[str, ...]]:
-    """The match's sides' names, and its players' in seat order: one query."""
+def match_names(match: Match) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The match's sides' names, and its players' in seat order: one query. At Terziglio
+    each side is a player, in seat order."""
     rows = match.sides.order_by("position").values_list(
         "name", "first_player__name", "second_player__name"
     )
-    (first, *seated_0), (second, *seated_1) = rows
-    players = [[name for name in seated if name is not None] for seated in (seated_0, seated_1)]
-    return (first, second), tuple(rules.seat_order(players))
+    names = tuple(name for name, *_players in rows)
+    if match.terziglio:
+        return names, names
+    players = [[name for name in seated if name is not None] for _name, *seated in rows]
+    return names, tuple(rules.seat_order(players))
 
 
 def match_changes(
@@ -86,8 +94,12 @@ def describe(
     totals, a player's name. Odd values (an imported log may hold anything) as they are."""
     if not values:
         return ""
+    if "bid" in values:  # a deal of Terziglio
+        return _describe_solo(values, side_names)
     if "points" in values:
         return _describe_deal(values, side_names, seat_names)
+    if "payment" in values:  # Terziglio's terms
+        return _describe_terms(values)
     if "line" in values:
         tie = {
             rules.TieRule.ANOTHER_DEAL: _("tie: always another deal"),
@@ -136,6 +148,38 @@ def _describe_deal(values: dict, side_names: tuple[str, str], seat_names: Sequen
     return " · ".join(parts)
 
 
+def _describe_solo(values: dict, player_names: Sequence[str]) -> str:
+    """A Terziglio deal: who played alone, the bid and their card points, and what each
+    player's balance moved by ("Anna chiamo 7–4 · Anna +6, Bruno -3, Carla -3")."""
+    bid, soloist, cards = values.get("bid"), values.get("soloist"), values.get("card_points")
+    moved = values.get("points")
+    if not isinstance(moved, list) or len(moved) != len(player_names):
+        moved = ["?"] * len(player_names)
+    changes = ", ".join(
+        f"{name} {'+' if type(change) is int and change > 0 else ''}{change}"
+        for name, change in zip(player_names, moved, strict=True)
+    )
+    if bid == A_MONTE:
+        return f"{dict(BIDS)[A_MONTE]} · {changes}"
+    named = player_names[soloist] if type(soloist) is int and 0 <= soloist < 3 else "?"
+    said = dict(BIDS).get(bid, "?")
+    others = rules.CARD_POINTS_PER_DEAL - cards if type(cards) is int else "?"
+    return f"{named} {said} {cards}–{others} · {changes}"
+
+
+def _describe_terms(values: dict) -> str:
+    pays = dict(PAYMENTS).get(values.get("payment"), "?")
+    if values.get("end") == rules.TerziglioEnd.DEALS:
+        deals = values.get("deals")
+        ends = ngettext("after %(n)s deal", "after %(n)s deals", deals if type(deals) is int else 2)
+        ends %= {"n": deals}
+    else:
+        ends = dict(TERZIGLIO_ENDS).get(values.get("end"), "?")
+    if values.get("end") != rules.TerziglioEnd.LINE:
+        return f"{pays} · {ends}"
+    return f"{pays} · {ends} · {_('line %(line)s') % {'line': values.get('line')}}"
+
+
 def _at(pair: object, index: int) -> object:
     return pair[index] if isinstance(pair, list) and len(pair) == 2 else "?"
 
@@ -143,7 +187,7 @@ def _at(pair: object, index: int) -> object:
 def _describe_result(values: dict, side_names: tuple[str, str]) -> str:
     winner, reason = values.get("winner"), values.get("reason")
     said = []
-    if winner in (0, 1):
+    if type(winner) is int and 0 <= winner < len(side_names):
         said.append(_("won by %(side)s") % {"side": side_names[winner]})
     if reason == rules.EndReason.CLAIM and values.get("claimer") in (0, 1):
         claimer = values["claimer"]
@@ -159,4 +203,7 @@ def _describe_result(values: dict, side_names: tuple[str, str]) -> str:
 
 
 def _totals(totals: object) -> str:
-    return f"{_at(totals, 0)}\u2013{_at(totals, 1)}"  # an en dash, as the sheet writes them
+    """Each side's total as the sheet writes them: "21–14"; three balances "6 · -3 · -3"."""
+    if isinstance(totals, list) and len(totals) == 3:
+        return " · ".join(map(str, totals))
+    return f"{_at(totals, 0)}\u2013{_at(totals, 1)}"

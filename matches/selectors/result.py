@@ -88,7 +88,7 @@ def load_result(token: str, match_id: int) -> Result | None:
     """The result of a match seen through its table's view link: three queries (the match
     with its table and sides, its deals, its number at the table for the file's name)."""
     found = match_and_sides(token, match_id)
-    if found is None:
+    if found is None or found[0].terziglio:  # the picture is of two sides' match
         return None
     match, sides = found
     outcome = match.score(

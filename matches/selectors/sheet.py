@@ -16,8 +16,12 @@ from django.utils.translation import ngettext
 
 from matches import rules
 from matches.models import (
+    A_MONTE,
+    BIDS,
     DEAL_KINDS,
     END_REASONS,
+    PAYMENTS,
+    TERZIGLIO_ENDS,
     TIE_RULES,
     Match,
     Side,
@@ -144,6 +148,25 @@ class Row:
 
 
 @dataclass(frozen=True)
+class SoloRow:
+    """A Terziglio deal: who played alone, what they bid and took, and what it paid."""
+
+    number: int
+    dealer: str
+    seat: int | None  # the soloist's; None for a deal a monte
+    soloist: str
+    bid: str  # in words: "solo", "a monte"
+    card_points: int | None  # the soloist's, the last trick included
+    won: bool | None  # the soloist won (6 or more); None a monte
+    changes: tuple[int, ...]  # what it moved each player's balance by
+    totals: tuple[int, ...]  # the balances after it
+
+    @property
+    def others_card_points(self) -> int | None:
+        return None if self.card_points is None else rules.CARD_POINTS_PER_DEAL - self.card_points
+
+
+@dataclass(frozen=True)
 class Chart:
     """Both running totals toward the line, as a small SVG drawn by the server."""
 
@@ -171,8 +194,8 @@ class Sheet:
     settings: rules.MatchSettings
     started_at: datetime
     status: rules.Status
-    sides: tuple[SideView, SideView]
-    rows: tuple[Row, ...]
+    sides: tuple[SideView, ...]  # at Terziglio, a player each
+    rows: tuple[Row | SoloRow, ...]
     chart: Chart | None
     next_number: int
     dealers: tuple[str, ...]  # the seats in the order they deal
@@ -184,7 +207,13 @@ class Sheet:
     next_match_id: int | None
     last_change: tuple[int, str, int | None] | None  # id, action and deal number
     last_by: str  # the name of the phone that made it ("Marco's phone"), or ""
+    game: rules.Game
+    terms: str  # Terziglio's: how a deal pays and when the match ends, in words
     entries: tuple[rules.DealEntry, ...] = field(repr=False)
+
+    @property
+    def terziglio(self) -> bool:
+        return self.game is rules.Game.TERZIGLIO
 
     @property
     def in_progress(self) -> bool:
@@ -203,8 +232,8 @@ class Sheet:
         return self.in_progress and not self.decided
 
     @property
-    def side_names(self) -> tuple[str, str]:
-        return (self.sides[0].name, self.sides[1].name)
+    def side_names(self) -> tuple[str, ...]:
+        return tuple(side.name for side in self.sides)
 
     @property
     def seat_names(self) -> tuple[str, ...]:
@@ -284,7 +313,8 @@ def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | Non
     )
     if not sides:
         return None
-    sides[1].match = sides[0].match
+    for side in sides[1:]:
+        side.match = sides[0].match
     return sides[0].match, sides
 
 
@@ -296,8 +326,7 @@ def load_sheet(token: str, match_id: int) -> Sheet | None:
         return None
     match, sides = found
     entries = [deal.entry for deal in match.deals.order_by("number")]
-    names = (sides[0].name, sides[1].name)
-    outcome = match.score(entries, names)
+    outcome = match.score(entries, tuple(side.name for side in sides))
     last = match.changes.order_by("-id").values_list("pk", "action", "deal_number", "by").first()
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
     return _sheet_of(match, match.table.name, token, seated, outcome, last)
@@ -312,7 +341,20 @@ def _sheet_of(
     last_change: tuple[int, str, int | None, str] | None,
 ) -> Sheet:
     """The sheet of a match, its table, its sides and the outcome the rules scored."""
-    seats = rules.seat_order([side.players for side in sides])
+    terziglio = match.terziglio
+    seats = (
+        [side.name for side in sides]
+        if terziglio
+        else rules.seat_order([side.players for side in sides])
+    )
+    needs = (
+        outcome.needs
+        if not terziglio
+        else tuple(
+            max(0, match.line - total) if match.ends == rules.TerziglioEnd.LINE else 0
+            for total in outcome.totals
+        )
+    )
     return Sheet(
         match_id=match.pk,
         revision=match.revision,
@@ -322,9 +364,7 @@ def _sheet_of(
         tie_rule=str(dict(TIE_RULES)[match.tie_rule]),
         claims_allowed=match.claims_allowed,
         declarations_allowed=match.declarations_allowed,
-        settings=rules.MatchSettings(
-            match.line, match.tie_rule, match.claims_allowed, match.declarations_allowed
-        ),
+        settings=match.settings,
         started_at=match.started_at,
         status=rules.Status(match.status),
         sides=tuple(
@@ -333,13 +373,13 @@ def _sheet_of(
                 name=side.name,
                 players=side.players,
                 total=outcome.totals[i],
-                needs=outcome.needs[i],
+                needs=needs[i],
                 won=outcome.winner == i,
             )
             for i, side in enumerate(sides)
         ),
-        rows=tuple(_row(deal, seats) for deal in outcome.deals),
-        chart=_chart(match.line, outcome) if outcome.deals else None,
+        rows=tuple((_solo_row if terziglio else _row)(deal, seats) for deal in outcome.deals),
+        chart=_chart(match.line, outcome) if outcome.deals and not terziglio else None,
         next_number=outcome.next_number,
         dealers=tuple(seats),
         dealer_index=outcome.next_dealer,
@@ -350,8 +390,30 @@ def _sheet_of(
         next_match_id=match.next_match_id,
         last_change=last_change[:3] if last_change is not None else None,
         last_by=last_change[3] if last_change is not None else "",
+        game=rules.Game(match.game),
+        terms=terms_said(match) if terziglio else "",
         entries=tuple(deal.entry for deal in outcome.deals),
     )
+
+
+def terms_said(match: Match) -> str:
+    """A Terziglio match's terms in words: how a deal pays, when the match ends."""
+    pays = str(dict(PAYMENTS)[match.payment])
+    if match.ends == rules.TerziglioEnd.DEALS:
+        ends = ngettext("after %(n)s deal", "after %(n)s deals", match.deals_agreed) % {
+            "n": match.deals_agreed
+        }
+    else:
+        ends = str(dict(TERZIGLIO_ENDS)[match.ends])
+    return f"{pays} · {ends}"
+
+
+def _solo_row(deal: rules.TerziglioDeal, seats: Sequence[str]) -> SoloRow:
+    entry = deal.entry
+    bid = str(dict(BIDS)[A_MONTE if entry.a_monte else str(entry.bid)])
+    soloist = seats[entry.soloist] if entry.soloist is not None else ""
+    return SoloRow(deal.number, seats[deal.dealer], entry.soloist, soloist, bid,
+                   entry.card_points, deal.soloist_won, deal.changes, deal.balances)  # fmt: skip
 
 
 def kind_labels() -> dict[str, str]:
@@ -433,6 +495,11 @@ def _safe(template: str, **params: str) -> SafeString:
 
 def _decided(outcome: rules.Outcome, count: int) -> str:
     reason = outcome.reason
+    if reason is rules.EndReason.DEALS:
+        return _(
+            "The agreed deals are played: <strong>%(side)s</strong> has the highest balance and "
+            "wins the match."
+        )
     if reason is rules.EndReason.LINE and outcome.both_at_line:
         return ngettext(
             "Both sides have reached the line: <strong>%(side)s</strong> has the higher total "
@@ -570,6 +637,8 @@ def as_typed(
     >>> as_typed(entry, ("Alice & Carla", "Beppe & Dino"), ("Alice", "Beppe", "Carla", "Dino"))
     'Alice & Carla 0 + 0, Beppe & Dino 11 + 0 (Cappottone · Dino)'
     """
+    if isinstance(entry, rules.TerziglioEntry):
+        return solo_typed(entry, side_names)
     typed = ", ".join(
         f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
         for side, name in enumerate(side_names)
@@ -580,3 +649,22 @@ def as_typed(
     if entry.seat is not None and entry.seat < len(seat_names):
         named = seat_names[entry.seat]
     return f"{typed} ({kind_labels()[entry.kind]} · {named})"
+
+
+def solo_typed(entry: rules.TerziglioEntry, player_names: Sequence[str]) -> str:
+    """A Terziglio deal as a phone typed it: who played alone, the bid, the card points.
+
+    >>> solo_typed(rules.TerziglioEntry(1, rules.Bid.SOLO, 5), ("Anna", "Bruno", "Carla"))
+    'Bruno · solo · 5'
+    >>> solo_typed(rules.TerziglioEntry(), ("Anna", "Bruno", "Carla"))
+    'a monte'
+    """
+    if entry.a_monte:
+        return str(dict(BIDS)[A_MONTE])
+    named = player_names[entry.soloist] if entry.soloist < len(player_names) else "?"
+    return f"{named} · {dict(BIDS)[str(entry.bid)]} · {entry.card_points}"
+
+
+def points_said(names: Sequence[str], points: Sequence[int]) -> str:
+    """Each side's points in a deal, by name: "Alice & Carla 11, Beppe & Dino 3"."""
+    return ", ".join(f"{name} {point}" for name, point in zip(names, points, strict=False))

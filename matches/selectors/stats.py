@@ -3,6 +3,7 @@
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db.models import Q
 from django.utils.translation import ngettext
 
 from matches import rules
@@ -93,11 +94,17 @@ def table_stats(table: Table) -> Stats:
     """Per player and per pair, from the finished matches: two queries (the matches with
     what the rules stored of them, and their sides), whatever their number; a third counts
     the matches waiting for End match."""
+    # Tressette's: a match of Terziglio has balances, not points for and against a pair.
+    tressette = Q(game=rules.Game.TRESSETTE)
     matches = list(
-        Match.objects.filter(table=table, status=rules.Status.FINISHED).order_by("started_at", "pk")
+        Match.objects.filter(tressette, table=table, status=rules.Status.FINISHED).order_by(
+            "started_at", "pk"
+        )
     )
     sides: dict[int, list[Side]] = defaultdict(list)
-    finished = Side.objects.filter(match__table=table, match__status=rules.Status.FINISHED)
+    finished = Side.objects.filter(
+        match__table=table, match__status=rules.Status.FINISHED, match__game=rules.Game.TRESSETTE
+    )
     for side in finished.select_related("first_player", "second_player").order_by("position"):
         sides[side.match_id].append(side)
     players: dict[int, Record] = {}
@@ -113,7 +120,7 @@ def table_stats(table: Table) -> Stats:
     ]
     player_list = sorted(players.values(), key=by_wins)
     waiting = Match.objects.filter(
-        table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
+        tressette, table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
     )
     return Stats(
         matches_played=len(matches),

@@ -11,7 +11,15 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from matches import rules, selectors, services
-from matches.forms import CountForm, DealForm, EditDealForm, entry_data, rule_messages
+from matches.forms import (
+    CountForm,
+    DealForm,
+    EditDealForm,
+    SoloDealForm,
+    deal_form,
+    entry_data,
+    rule_messages,
+)
 from matches.models import Deal, Match, entry_from_document
 from matches.views.access import (
     DELETED,
@@ -36,8 +44,8 @@ from matches.views.sheet import (
 
 NO_SUCH_DEAL = _("There is no deal %(number)s on the sheet now: another phone may have deleted it.")
 CHANGED_MEANWHILE = _(
-    "Deal %(number)s was changed on another phone meanwhile: it now gives %(side_a)s %(a)s, "
-    "%(side_b)s %(b)s. What you typed is kept below: save again to replace that change."
+    "Deal %(number)s was changed on another phone meanwhile: it now gives %(points)s. What "
+    "you typed is kept below: save again to replace that change."
 )
 
 
@@ -48,7 +56,9 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         scorer_match(request, token, match_id)
         sheet, state = sheet_and_state(token, match_id)
         return _counted(request, sheet, state)
-    typed = DealForm.typed(request.POST)
+    # Read before the match is (the service reads it): the form says which game it is of.
+    solo = request.POST.get("game") == rules.Game.TERZIGLIO
+    typed = (SoloDealForm if solo else DealForm).typed(request.POST)
     if not typed.is_valid():
         return _refused(request, token, match_id)
     data = typed.cleaned_data
@@ -65,7 +75,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         sheet, state = sheet_and_state(token, match_id)
         form = entry_form(sheet, request.POST)
         form.is_valid()
-        return answer(request, sheet, state, notice=_conflict(conflict, form))
+        return answer(request, sheet, state, notice=_conflict(conflict, form, sheet))
     except services.DeletedSince as deleted:
         return to_sheet(token, match_id, {"deleted_since": deleted.number})
     except services.ServiceError as refused:
@@ -114,14 +124,16 @@ def _saved(
     return to_sheet(token, match_id, said)
 
 
-def _conflict(conflict: services.DealConflict, form: DealForm) -> Notice:
+def _conflict(
+    conflict: services.DealConflict, form: DealForm | SoloDealForm, sheet: selectors.Sheet
+) -> Notice:
     """Both phones entered the same deal: what this one typed is said, not kept to be saved
     a second time."""
     entry, saved = form.cleaned_data["entry"], conflict.deal
-    yours = selectors.as_typed(entry, form.side_names, form.seat_names)
+    yours = selectors.as_typed(entry, sheet.side_names, sheet.seat_names)
     same = saved.entry == entry
-    said = Conflict(conflict.message, saved.number, saved.points, conflict.resent, same, yours,
-                    entry)  # fmt: skip
+    points = selectors.points_said(sheet.side_names, saved.points)
+    said = Conflict(conflict.message, saved.number, points, conflict.resent, same, yours, entry)
     return Notice(conflict=said)
 
 
@@ -154,10 +166,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     stored = entry_data(deal.entry)
     typed = {name: request.GET[name][:12] for name in stored if name in request.GET}
     initial = {"number": deal.number, "version": deal.version, **stored, **typed}
-    form = EditDealForm(posted(request), initial=initial, side_names=sheet.side_names,
-                        seat_names=sheet.seat_names,
-                        claims_allowed=sheet.claims_allowed,
-                        declarations_allowed=sheet.declarations_allowed)  # fmt: skip
+    form = _edit_form(sheet, posted(request), initial=initial)
     # The deal this page showed was deleted and another took its number: what was typed is
     # not about it, whatever its version.
     replaced = request.POST.get("deal", str(deal.pk)) != str(deal.pk)
@@ -166,8 +175,9 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         if form is None:
             url = reverse("match", args=[token, match.pk])
             return done(request, f"{url}?edited={deal.number}")
+    fields = "matches/_solo_fields.html" if sheet.terziglio else "matches/_deal_fields.html"
     context = {"sheet": sheet, "deal": deal, "form": form, "closed": match.why_closed,
-               "typed": bool(typed) and not form.is_bound}  # fmt: skip
+               "typed": bool(typed) and not form.is_bound, "fields": fields}  # fmt: skip
     return render(request, "matches/edit_deal.html", context)
 
 
@@ -204,14 +214,17 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -
         return form
     data = form.data.copy()
     data["version"] = now.version
-    form = EditDealForm(data, side_names=sheet.side_names, seat_names=sheet.seat_names,
-                        claims_allowed=sheet.claims_allowed,
-                        declarations_allowed=sheet.declarations_allowed)  # fmt: skip
+    form = _edit_form(sheet, data)
     form.is_valid()
-    names = sheet.side_names
-    form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "side_a": names[0],
-                   "a": now.points[0], "side_b": names[1], "b": now.points[1]})  # fmt: skip
+    points = selectors.points_said(sheet.side_names, now.points)
+    form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "points": points})
     return form
+
+
+def _edit_form(sheet: selectors.Sheet, data=None, **initial) -> EditDealForm:
+    return deal_form(sheet.terziglio, data, edit=True, side_names=sheet.side_names,
+                     seat_names=sheet.seat_names, claims_allowed=sheet.claims_allowed,
+                     declarations_allowed=sheet.declarations_allowed, **initial)  # fmt: skip
 
 
 @table_page

@@ -24,7 +24,15 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches import rules, selectors, services
-from matches.forms import CountForm, DealForm, SettingsForm, entry_data, rule_messages
+from matches.forms import (
+    CountForm,
+    DealForm,
+    SettingsForm,
+    SoloDealForm,
+    deal_form,
+    entry_data,
+    rule_messages,
+)
 from matches.models import Action, Match
 from matches.views.access import (
     DELETED,
@@ -46,7 +54,7 @@ class Conflict:
 
     said: str  # "Deal 1 was just entered on another phone."
     number: int
-    points: tuple[int, int]
+    points: str  # the deal saved, each side's points by name
     resent: bool  # this phone's own save got through before, with other points
     same: bool  # the very points this phone typed
     yours: str
@@ -127,13 +135,13 @@ def _with_restore(notice: Notice, sheet: selectors.Sheet) -> Notice:
     return replace(notice, restorable=number)
 
 
-def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm:
+def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm | SoloDealForm:
     """The form of the next deal: what was sent, or blank with a new idempotency key."""
     initial.setdefault("key", secrets.token_urlsafe(16))
-    return DealForm(data, initial={"number": sheet.next_number, **initial},
-                    side_names=sheet.side_names, seat_names=sheet.seat_names,
-                    claims_allowed=sheet.claims_allowed,
-                    declarations_allowed=sheet.declarations_allowed)  # fmt: skip
+    return deal_form(sheet.terziglio, data, initial={"number": sheet.next_number, **initial},
+                     side_names=sheet.side_names, seat_names=sheet.seat_names,
+                     claims_allowed=sheet.claims_allowed,
+                     declarations_allowed=sheet.declarations_allowed)  # fmt: skip
 
 
 # The sheet's parts HTMX swaps, by their ids; an answer draws those that can have changed.
@@ -188,7 +196,7 @@ def _context(
     *,
     parts: tuple[str, ...] = PARTS,
     notice: Notice = SAID_NOTHING,
-    form: DealForm | None = None,
+    form: DealForm | SoloDealForm | None = None,
     count: CountForm | None = None,
 ) -> dict:
     scorer = joined_with(request, state.table_id, state.scorer_token)
@@ -292,12 +300,13 @@ def answer(
     """The sheet as this phone may see it: whole, or with HTMX its parts that change (or
     its deals alone, their first ones shown or hidden on a tap)."""
     context = _context(request, sheet, state, **shown)
+    page = "matches/terziglio.html" if sheet.terziglio else "matches/match.html"
     if not request.htmx:
-        template = "matches/match.html"
+        template = page
     elif _folding(request):
-        template = "matches/match.html#rows"
+        template = f"{page}#rows"
     else:
-        template = "matches/match.html#update"
+        template = f"{page}#update"
     response = render(request, template, context, status=status)
     if context["parts"].get("next"):
         response["HX-Trigger-After-Swap"] = "deal:next"  # sheet.js empties the form for it
@@ -484,6 +493,8 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     sent, saying why beside what to mend."""
     match = scorer_match(request, token, match_id)
     sheet, _ = sheet_and_state(token, match_id)
+    if sheet.terziglio:  # its terms are agreed before it begins
+        return to_sheet(token, match_id, {})
     if request.method != "POST":
         if not sheet.in_progress:  # nothing to set on a match over
             return to_sheet(token, match_id, {})

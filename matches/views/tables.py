@@ -26,6 +26,7 @@ from matches.forms import (
     NewMatchForm,
     PlayerForm,
     TableForm,
+    TerziglioMatchForm,
     rule_message,
 )
 from matches.limits import allow
@@ -354,3 +355,26 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
         "evening_said": said,
     }
     return render(request, "matches/new_match.html", context)
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def new_terziglio(request: HttpRequest, token: str) -> HttpResponse:
+    """A match of three, each for themselves: Terziglio."""
+    table = scorer_table(request, token)
+    form = TerziglioMatchForm(posted(request))
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            match = services.start_match(table=table, players=data["players"],
+                                         settings=data["terms"],
+                                         first_dealer=data["first_dealer"],
+                                         by=by(request))  # fmt: skip
+        except services.ServiceError as refused:
+            form.add_error(None, refused.message)
+        except rules.RuleError as error:
+            form.add_error(None, rule_message(error))
+        else:
+            return done(request, reverse("match", args=[token, match.pk]))
+    context = {"table": table, "form": form, "players": table.players_by_name()}
+    return render(request, "matches/new_terziglio.html", context)

@@ -407,12 +407,12 @@
     document.head.appendChild(script);
   }
 
-  // Offline at the table (offline.js): fetched after this file; the service worker keeps it
-  // for when there is no connection.
+  // Offline at the table (offline.js), where the sheet names it (not yet Terziglio's): fetched
+  // after this file; the service worker keeps it for when there is no connection.
   // Its words in the page's language come first.
   (function () {
     var sheet = document.getElementById("sheet");
-    if (!sheet || !window.indexedDB) return;
+    if (!sheet || !window.indexedDB || !sheet.dataset.offlineScript) return;
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   })();
 

@@ -1,0 +1,160 @@
+"""Terziglio in a table's documents, pages and history (issue 52): JSON exported, imported
+and exported again the same, each deal checked by Terziglio's rules on the way in; the CSV's
+columns for a table that played it; the table's list and the history in words; Undo."""
+
+import copy
+import json
+
+import pytest
+from django.urls import reverse
+
+from matches import exports, imports, rules, selectors, services
+from matches.imports import ImportInvalid
+from matches.models import Match, Table
+from matches.rules import Bid, TerziglioEntry, TerziglioTerms
+from tests.html import one, parsed, value, words
+from tests.test_exports import _english, csv_rows, json_document  # noqa: F401
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_english")]
+
+THREE = [["Anna"], ["Bruno"], ["Carla"]]
+
+
+def play(match: Match, *entries: TerziglioEntry) -> Match:
+    for number, entry in enumerate(entries, start=match.deal_count + 1):
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
+    return Match.objects.get(pk=match.pk)
+
+
+def evening_of_three() -> Table:
+    """A Terziglio won at the line (a deal a monte, one edited), its rematch to 4 deals paid
+    flat, still played, and a match of Tressette between them."""
+    table = services.create_table(name="Bar Sport")
+    won = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
+    won = play(won, TerziglioEntry(0, Bid.CHIAMO, 7), TerziglioEntry())
+    deal = won.deals.get(number=1)
+    services.edit_deal(deal=deal, version=1, entry=TerziglioEntry(0, Bid.SOLO, 7))
+    won = play(won, TerziglioEntry(2, Bid.SOLISSIMO, 10))
+    services.end_match(match=won)
+    tressette = services.start_match(table=table, players=[["Anna", "Carla"], ["Bruno", "Dino"]])
+    services.record_deal(match_id=tressette.pk, number=1, entry=rules.DealEntry((8, 3), (3, 0)))
+    again = services.rematch(match=Match.objects.get(pk=won.pk))
+    again.refresh_from_db()
+    flat = TerziglioTerms(rules.Payment.FLAT, rules.TerziglioEnd.DEALS, deals=4)
+    services.change_settings(match=again, settings=flat)
+    play(again, TerziglioEntry(1, Bid.CHIAMO, 3))
+    return table
+
+
+def test_export_then_import_then_export_gives_the_same_document():
+    first = json_document(evening_of_three())
+    table = services.import_table(document=imports.read(json.dumps(first).encode()))
+    second = json_document(table)
+    del first["exported_at"], second["exported_at"]
+    assert second == first
+    won, tressette, again = first["matches"]
+    assert (won["game"], won["terms"]) == ("terziglio", {"payment": "difference", "end": "line",
+                                                          "line": 21})  # fmt: skip
+    assert won["deals"][1] == {"number": 2, "bid": "a_monte", "soloist": None,
+                               "card_points": None, "points": [0, 0, 0]}  # fmt: skip
+    # Anna's solo 7-4 pays her 3 doubled by each; Carla's solissimo 10-1, 9 tripled.
+    assert (won["totals"], won["winner"], won["end_reason"]) == ([-15, -33, 48], 2, "line")
+    assert "game" not in tressette  # a match of Tressette is written as it always was
+    assert again["terms"] == {"payment": "flat", "end": "deals", "line": 21, "deals": 4}
+    assert sum(again["totals"]) == 0
+
+
+def refused(document: dict) -> list[str]:
+    with pytest.raises(ImportInvalid) as invalid:
+        imports.validate_document(document)
+    return invalid.value.messages
+
+
+def test_an_import_checks_each_deal_of_terziglio_by_its_rules():
+    document = json_document(evening_of_three())
+    wrong = copy.deepcopy(document)
+    wrong["matches"][0]["deals"][0]["points"] = [4, -2, -2]
+    assert refused(wrong) == [
+        "Match 1, deal 1: the file gives points [4, -2, -2], but the rules score [12, -6, -6]."
+    ]
+    wrong = copy.deepcopy(document)
+    wrong["matches"][0]["deals"][0]["card_points"] = 12
+    assert refused(wrong) == [
+        "Match 1, deal 1: Anna: card points cannot be more than 11, the last trick included."
+    ]
+    wrong = copy.deepcopy(document)
+    wrong["matches"][0]["sides"] = wrong["matches"][0]["sides"][:2]
+    assert refused(wrong) == ["Match 1: “sides” must be a list of 3 sides."]
+    wrong = copy.deepcopy(document)
+    wrong["matches"][0]["deals"][0] = {"number": 1, "kind": "normal", "side": None,
+                                       "card_points": [7, 4], "declared_points": [0, 0],
+                                       "points": [7, 4]}  # fmt: skip
+    assert refused(wrong) == ["Match 1, deal 1: this deal is not of this match's game."]
+
+
+def test_the_csv_of_a_table_that_played_terziglio_has_its_columns_after_the_rest():
+    rows = csv_rows(exports.table_csv_rows(evening_of_three()))
+    header = rows[0]
+    assert header[-7:] == ["Game", "Played alone by", "Bid", "Side 3 name",
+                           "Side 3 card points", "Side 3 points", "Side 3 total"]  # fmt: skip
+    first = dict(zip(header, rows[1], strict=True))
+    assert (first["Game"], first["Played alone by"], first["Bid"]) == ("Terziglio", "Anna", "solo")
+    assert (first["Side 1, first player"], first["Side 1 card points"]) == ("Anna", "7")
+    assert (first["Side 1 points"], first["Side 2 points"], first["Side 3 points"]) == (
+        "12",
+        "-6",
+        "-6",
+    )
+    tressette = dict(zip(header, rows[4], strict=True))
+    assert (tressette["Game"], tressette["Side 1 card points"]) == ("Tressette", "8")
+
+
+def test_the_history_says_a_deal_of_terziglio_in_words():
+    table = evening_of_three()
+    match = Match.objects.filter(table=table, game="terziglio").order_by("pk").first()
+    names, seats = selectors.match_names(match)
+    said = [logged.after for logged in selectors.match_changes(match, names, None, seats)]
+    assert "Anna chiamo 7–4 · Anna +6, Bruno -3, Carla -3" in said  # recorded
+    assert "Anna solo 7–4 · Anna +12, Bruno -6, Carla -6" in said  # then edited
+    assert "a monte · Anna 0, Bruno 0, Carla 0" in said
+    assert said[-1] == (
+        "The difference in card points, times the bid · When a balance reaches the line · line 21"
+    )
+
+
+def test_the_tables_list_and_the_history_name_all_three_players(client):
+    table = evening_of_three()
+    listed = client.get(f"/t/{table.viewer_token}/").content.decode()
+    assert "Anna – Bruno – Carla" in listed
+    assert "-15 · -33 · 48" in listed
+    match = Match.objects.filter(table=table, game="terziglio").order_by("pk").first()
+    history = client.get(f"/t/{table.viewer_token}/m/{match.pk}/history").content.decode()
+    assert "Anna – Bruno – Carla" in history
+
+
+def test_a_match_of_terziglio_takes_no_settings_of_tressette():
+    match = Match.objects.get(table=evening_of_three(), game="terziglio", status="in_progress")
+    with pytest.raises(services.ServiceError) as refused:
+        services.change_settings(match=match, settings=rules.MatchSettings(claims_allowed=True))
+    assert refused.value.code == "other_game"
+
+
+def test_undo_puts_a_deal_of_terziglio_back_in_its_form_to_correct(client):
+    table = services.create_table(name="Bar Sport")
+    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
+    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
+    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+    typed = {"game": "terziglio", "number": 1, "key": "phone-a", "soloist": "1", "bid": "solo",
+             "card_pad": "5", "shown": match.revision, "typing": "0"}  # fmt: skip
+    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **hx))
+    assert Match.objects.get().totals == (2, -4, 2)  # Bruno's solo lost 5-6
+    undo = {"undo": value(one(saved, "#saved"), "undo")}  # the sheet the save left
+    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **hx))
+    assert not match.deals.exists()
+    assert "its points are in the form" in words(one(page, "#deleted"))
+    put_back = [value(page, field) for field in ("soloist", "bid", "card_pad")]
+    assert put_back == ["1", "solo", "5"]
+    again = {**typed, "key": value(page, "key"), "card_pad": "6"}
+    client.post(sheet_url + "deals", again, **hx)
+    assert Match.objects.get().totals == (-2, 4, -2)  # corrected: won 6-5
