@@ -879,7 +879,11 @@ class SoloDealForm(StaleOnHidden, Form):
             return data
         typed, tapped = data.get("card_points"), data.get("card_pad")
         cards = typed if typed is not None else tapped
-        data["entry"] = rules.TerziglioEntry(data["soloist"], data["bid"] or None, cards)
+        entry = rules.TerziglioEntry(data["soloist"], data["bid"] or None, cards)
+        if entry.a_monte:  # nothing given: a monte is said by its own button, not by Save
+            self.add_rule_error(rules.RuleError("terziglio_soloist_required", part="soloist"))
+            return data
+        data["entry"] = entry
         return data
 
     def add_rule_error(self, error: rules.RuleError) -> None:

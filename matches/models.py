@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db import models
 from django.db.models import F, IntegerField, Q
 from django.db.models.fields.json import KT
-from django.db.models.functions import Cast, Lower, Mod
+from django.db.models.functions import Cast, Coalesce, Lower, Mod
 from django.db.models.lookups import Exact, LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -125,6 +125,12 @@ def _sum(field: str, sides: tuple[int, ...] = SIDES):
     for number in rest:
         first += number
     return first
+
+
+def _sums_to_zero(field: str) -> Q:
+    """Terziglio's three numbers in `field` add up to 0; one missing (or JSON's null) makes
+    the sum NULL, which a check would let through: counted as 1, it fails."""
+    return Q(Exact(Coalesce(_sum(field, SEATS), 1), 0))
 
 
 class NotRestorable(Exception):
@@ -318,10 +324,7 @@ class Match(models.Model):
                 condition=Q(
                     Q(game=Game.TRESSETTE), *(_each_side(name, "gte", 0) for name in MATCH_COUNTS)
                 )
-                | Q(
-                    Q(game=Game.TERZIGLIO, totals__2__isnull=False)
-                    & Q(Exact(_sum("totals", SEATS), 0))
-                ),
+                | Q(Q(game=Game.TERZIGLIO) & _sums_to_zero("totals")),
                 name="match_counts_not_negative",
             ),
             models.CheckConstraint(
@@ -366,6 +369,12 @@ class Match(models.Model):
                     )
                 ),
                 name="match_finished_has_result",
+            ),
+            # How a match was won is its game's: Terziglio's at the line or after its deals.
+            models.CheckConstraint(
+                condition=Q(game=Game.TRESSETTE) & ~Q(end_reason=EndReason.DEALS)
+                | Q(game=Game.TERZIGLIO, end_reason__in=["", EndReason.LINE, EndReason.DEALS]),
+                name="match_end_reason_of_its_game",
             ),
             # A rematch is begun from an ended or stopped match; reopened, it has none.
             models.CheckConstraint(
@@ -708,7 +717,7 @@ class Deal(models.Model):
                     & _each_side("declared_points", "gte", 0)
                     & _each_side("points", "gte", 0)
                 )
-                | (~Q(bid="") & Q(points__2__isnull=False) & Q(Exact(_sum("points", SEATS), 0))),
+                | (~Q(bid="") & _sums_to_zero("points")),
                 name="deal_points_not_negative",
             ),
         ]

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import batched
+from itertools import groupby
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
@@ -218,11 +219,14 @@ def _lock(match_id: int, phone: Phone | None = None) -> Match:
     return seen
 
 
-def _open(match: Match, entry: "rules.DealEntry | rules.TerziglioEntry | None" = None) -> None:
-    """The match may change, and `entry` (a deal to write) is of its game."""
+def _open(match: Match) -> None:
     if (why := match.why_closed) is not None:
         raise MatchClosed(why)
-    if entry is not None and isinstance(entry, rules.TerziglioEntry) != match.terziglio:
+
+
+def _of_its_game(match: Match, entry: "rules.DealEntry | rules.TerziglioEntry") -> None:
+    """A deal of the match's own game (a page of another match sent it: refused in words)."""
+    if isinstance(entry, rules.TerziglioEntry) != match.terziglio:
         raise ServiceError("other_game")
 
 
@@ -373,9 +377,12 @@ def _reseat(player: Player, seated: Player, *, was: str, action: str, by: str) -
                 setattr(side, seat, seated)
         if named_after_players:
             side.name = pair_name([p.name for p in side.players])
-    for first, second in batched(sides, 2, strict=True):  # every match has two sides
-        if name_key(first.name) == name_key(second.name):
-            raise ServiceError("sides_alike", name=second.name)
+    for _match, seats in groupby(sides, key=attrgetter("match_id")):
+        seen: set[str] = set()
+        for side in seats:  # two sides, or Terziglio's three players
+            if name_key(side.name) in seen:
+                raise ServiceError("sides_alike", name=side.name)
+            seen.add(name_key(side.name))
     Side.objects.bulk_update(sides, ["first_player", "second_player", "name"])
     Match.objects.filter(pk__in=matches).update(revision=F("revision") + 1)
     Change.objects.bulk_create(
@@ -506,11 +513,12 @@ def _record(
     phone: Phone | None,
 ) -> Recorded:
     match = _lock(match_id, phone)
+    _of_its_game(match, entry)
     if not _plainly_next(match, number) and (
         retried := _retry_of(match, entry, idempotency_key, action)
     ):
         return retried
-    _open(match, entry)
+    _open(match)
     if number <= match.deal_count:
         raise DealConflict(match.deals.get(number=number))
     if number != match.deal_count + 1:  # deals were deleted on another phone meanwhile
@@ -604,7 +612,8 @@ def edit_deal(*, deal: Deal, version: int, entry: rules.DealEntry, by: str = "")
     """Change a recorded deal; the whole match is scored again. `version` is the deal's
     version the phone was showing: a stale edit is refused."""
     match = _lock(deal.match_id)
-    _open(match, entry)
+    _open(match)
+    _of_its_game(match, entry)
     deals = _deals(match)
     current = next((d for d in deals if d.pk == deal.pk), None)
     if current is None or current.version != version:

@@ -3,6 +3,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from matches.models import Change, Deal, Match, Player, Side, Table
 from tests.factories import DealFactory, MatchFactory, PlayerFactory, TableFactory
@@ -254,3 +255,20 @@ def test_a_terziglio_deal_names_its_soloist_and_moves_the_balances_by_a_sum_of_z
     a_monte = {"match": match, "bid": "a_monte", "card_points": [], "declared_points": []}
     assert Deal.objects.create(number=2, points=[0, 0, 0], **a_monte)
     assert refused(Deal, number=3, side=1, points=[0, 0, 0], **a_monte)
+
+
+def test_terziglio_s_sums_refuse_a_number_missing():
+    """Two balances summing to 0 are not three: the missing one's NULL would let the sum's
+    check through."""
+    table = TableFactory()
+    assert refused(Match, table=table, totals=[5, -5], **TERZIGLIO)
+    match = Match.objects.create(table=table, totals=[0, 0, 0], **TERZIGLIO)
+    played = {"match": match, "bid": "chiamo", "card_points": [7], "declared_points": []}
+    assert refused(Deal, number=1, side=0, points=[6, -6], **played)
+
+
+def test_only_terziglio_ends_after_its_agreed_deals():
+    finished = {"status": "finished", "winner": 0, "finished_at": timezone.now()}
+    assert refused(Match, table=TableFactory(), end_reason="deals", **finished)
+    terziglio = {**TERZIGLIO, "totals": [2, -1, -1], **finished}
+    assert refused(Match, table=TableFactory(), end_reason="cappotto", **terziglio)

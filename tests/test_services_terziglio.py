@@ -6,7 +6,7 @@ import pytest
 from matches import rules, services
 from matches.models import Action, Change, Deal, Match
 from matches.rules import Bid, EndReason, Status, TerziglioEntry, TerziglioTerms
-from tests.factories import TableFactory
+from tests.factories import MatchFactory, TableFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +161,27 @@ def test_three_players_are_seated_once_each():
             table=TableFactory(), players=[["Anna"], ["anna"], ["Carla"]], settings=TerziglioTerms()
         )
     assert refused.value.code == "seated_twice"
+
+
+def test_a_player_of_a_match_of_three_is_renamed_there_too():
+    match = play(start(), TerziglioEntry(ANNA, Bid.CHIAMO, 7))
+    anna = match.sides.get(position=ANNA).first_player
+    services.rename_player(player=anna, name="Annamaria")
+    assert list(match.sides.values_list("name", flat=True)) == ["Annamaria", "Bruno", "Carla"]
+    assert Match.objects.get(pk=match.pk).revision == match.revision + 1
+
+
+def test_a_deal_of_one_game_is_refused_in_a_match_of_the_other_even_under_a_saved_key():
+    tressette = MatchFactory()
+    worked = rules.DealEntry((8, 3), (3, 0))
+    services.record_deal(match_id=tressette.pk, number=1, entry=worked, idempotency_key="k")
+    for number in (1, 2):
+        solo = TerziglioEntry(0, Bid.SOLO, 7)
+        with pytest.raises(services.ServiceError) as refused:
+            services.record_deal(
+                match_id=tressette.pk, number=number, entry=solo, idempotency_key="k"
+            )
+        assert refused.value.code == "other_game"
+    with pytest.raises(services.ServiceError) as refused:
+        services.record_deal(match_id=start().pk, number=1, entry=worked)
+    assert refused.value.code == "other_game"

@@ -158,3 +158,42 @@ def test_undo_puts_a_deal_of_terziglio_back_in_its_form_to_correct(client):
     again = {**typed, "key": value(page, "key"), "card_pad": "6"}
     client.post(sheet_url + "deals", again, **hx)
     assert Match.objects.get().totals == (-2, 4, -2)  # corrected: won 6-5
+
+
+def test_save_with_nothing_given_is_refused_in_words_and_a_monte_has_its_own_button(client):
+    table = services.create_table(name="Bar Sport")
+    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
+    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
+    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+    blank = {"game": "terziglio", "number": 1, "key": "k1", "shown": match.revision}
+    page = parsed(client.post(sheet_url + "deals", blank, **hx))
+    assert "Say who played alone, or leave the deal a monte if all three passed." in words(
+        one(page, "#deal-form")
+    )
+    assert not match.deals.exists()
+    client.post(sheet_url + "deals", {**blank, "a_monte": "1"}, **hx)
+    assert match.deals.get().bid == "a_monte"
+
+
+def test_undo_s_refilled_form_is_held_against_the_polls(client):
+    table = services.create_table(name="Bar Sport")
+    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
+    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
+    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
+    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+    typed = {"game": "terziglio", "number": 1, "key": "k1", "soloist": "2", "bid": "chiamo",
+             "card_pad": "8", "shown": match.revision}  # fmt: skip
+    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **hx))
+    undo = {"undo": value(one(saved, "#saved"), "undo")}
+    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **hx))
+    assert value(page, "typing") == "1"  # the polls leave the form as it is
+
+
+def test_the_history_says_what_an_imported_log_holds_however_odd():
+    odd = {"bid": "solo", "soloist": 2, "card_points": [1], "points": 5}
+    assert selectors.history.describe(odd, ("Alice & Carla", "Beppe & Dino")) == (
+        "? solo [1]–? · Alice & Carla ?, Beppe & Dino ?"
+    )
+    terms = {"payment": ["flat"], "end": "deals", "deals": "four"}
+    assert selectors.history.describe(terms, ("A", "B", "C")) == "? · after four deals"

@@ -6,7 +6,6 @@ from datetime import datetime
 
 from django.core.paginator import Page, Paginator
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from matches import rules
 from matches.models import (
@@ -14,12 +13,11 @@ from matches.models import (
     BIDS,
     END_REASONS,
     EVENINGS,
-    PAYMENTS,
-    TERZIGLIO_ENDS,
     Action,
     Change,
     Match,
 )
+from matches.selectors.sheet import label, terms_said, totals_said
 
 HISTORY_PAGE = 100  # changes a page
 
@@ -99,7 +97,7 @@ def describe(
     if "points" in values:
         return _describe_deal(values, side_names, seat_names)
     if "payment" in values:  # Terziglio's terms
-        return _describe_terms(values)
+        return terms_said(values)
     if "line" in values:
         tie = {
             rules.TieRule.ANOTHER_DEAL: _("tie: always another deal"),
@@ -116,7 +114,7 @@ def describe(
     if "reason" in values:
         return _describe_result(values, side_names)
     if "totals" in values:
-        return _totals(values["totals"])
+        return totals_said(values["totals"])
     return str(values.get("player", ""))
 
 
@@ -160,24 +158,11 @@ def _describe_solo(values: dict, player_names: Sequence[str]) -> str:
         for name, change in zip(player_names, moved, strict=True)
     )
     if bid == A_MONTE:
-        return f"{dict(BIDS)[A_MONTE]} · {changes}"
-    named = player_names[soloist] if type(soloist) is int and 0 <= soloist < 3 else "?"
-    said = dict(BIDS).get(bid, "?")
+        return f"{label(BIDS, A_MONTE)} · {changes}"
+    seated = type(soloist) is int and 0 <= soloist < len(player_names)
+    named = player_names[soloist] if seated else "?"
     others = rules.CARD_POINTS_PER_DEAL - cards if type(cards) is int else "?"
-    return f"{named} {said} {cards}–{others} · {changes}"
-
-
-def _describe_terms(values: dict) -> str:
-    pays = dict(PAYMENTS).get(values.get("payment"), "?")
-    if values.get("end") == rules.TerziglioEnd.DEALS:
-        deals = values.get("deals")
-        ends = ngettext("after %(n)s deal", "after %(n)s deals", deals if type(deals) is int else 2)
-        ends %= {"n": deals}
-    else:
-        ends = dict(TERZIGLIO_ENDS).get(values.get("end"), "?")
-    if values.get("end") != rules.TerziglioEnd.LINE:
-        return f"{pays} · {ends}"
-    return f"{pays} · {ends} · {_('line %(line)s') % {'line': values.get('line')}}"
+    return f"{named} {label(BIDS, bid)} {cards}\u2013{others} · {changes}"
 
 
 def _at(pair: object, index: int) -> object:
@@ -198,12 +183,5 @@ def _describe_result(values: dict, side_names: tuple[str, str]) -> str:
     else:
         said.append(str(dict(END_REASONS).get(reason, reason)))
     if "totals" in values:
-        said.append(_totals(values["totals"]))
+        said.append(totals_said(values["totals"]))
     return " · ".join(said)
-
-
-def _totals(totals: object) -> str:
-    """Each side's total as the sheet writes them: "21–14"; three balances "6 · -3 · -3"."""
-    if isinstance(totals, list) and len(totals) == 3:
-        return " · ".join(map(str, totals))
-    return f"{_at(totals, 0)}\u2013{_at(totals, 1)}"

@@ -165,6 +165,15 @@ class SoloRow:
     def others_card_points(self) -> int | None:
         return None if self.card_points is None else rules.CARD_POINTS_PER_DEAL - self.card_points
 
+    @property
+    def cells(self) -> tuple[tuple[int, int, bool], ...]:
+        """Each player's balance after the deal, what it moved by, and whether they played
+        alone."""
+        return tuple(
+            (total, change, seat == self.seat)
+            for seat, (total, change) in enumerate(zip(self.totals, self.changes, strict=True))
+        )
+
 
 @dataclass(frozen=True)
 class Chart:
@@ -214,6 +223,11 @@ class Sheet:
     @property
     def terziglio(self) -> bool:
         return self.game is rules.Game.TERZIGLIO
+
+    @property
+    def to_a_line(self) -> bool:
+        """Played to a line (Tressette always; Terziglio when its terms say)."""
+        return not self.terziglio or self.settings.end is rules.TerziglioEnd.LINE
 
     @property
     def in_progress(self) -> bool:
@@ -391,26 +405,43 @@ def _sheet_of(
         last_change=last_change[:3] if last_change is not None else None,
         last_by=last_change[3] if last_change is not None else "",
         game=rules.Game(match.game),
-        terms=terms_said(match) if terziglio else "",
+        terms=terms_said(match.settings.as_dict()) if terziglio else "",
         entries=tuple(deal.entry for deal in outcome.deals),
     )
 
 
-def terms_said(match: Match) -> str:
-    """A Terziglio match's terms in words: how a deal pays, when the match ends."""
-    pays = str(dict(PAYMENTS)[match.payment])
-    if match.ends == rules.TerziglioEnd.DEALS:
-        ends = ngettext("after %(n)s deal", "after %(n)s deals", match.deals_agreed) % {
-            "n": match.deals_agreed
-        }
-    else:
-        ends = str(dict(TERZIGLIO_ENDS)[match.ends])
-    return f"{pays} · {ends}"
+def label(choices: Sequence[tuple], value: object) -> str:
+    """A stored value in words, by its choices ("solo", "a monte"); "?" for one they do not
+    hold (an imported log may hold anything)."""
+    return str(dict(choices).get(value, "?")) if isinstance(value, str) else "?"
+
+
+def terms_said(terms: dict) -> str:
+    """Terziglio's terms, as `TerziglioTerms.as_dict` and the log keep them, in words: how
+    a deal pays, when the match ends ("The difference in card points, times the bid · When
+    a balance reaches the line · line 21")."""
+    pays, end = label(PAYMENTS, terms.get("payment")), terms.get("end")
+    if end == rules.TerziglioEnd.DEALS:
+        deals = terms.get("deals")
+        ends = ngettext("after %(n)s deal", "after %(n)s deals", deals if type(deals) is int else 2)
+        return f"{pays} · {ends % {'n': deals}}"
+    if end != rules.TerziglioEnd.LINE:
+        return f"{pays} · {label(TERZIGLIO_ENDS, end)}"
+    line = _("line %(line)s") % {"line": terms.get("line")}
+    return f"{pays} · {label(TERZIGLIO_ENDS, end)} · {line}"
+
+
+def totals_said(totals: object) -> str:
+    """Each side's total as the sheet writes them: "21–14", with an en dash; Terziglio's
+    three balances "6 · -3 · -3". Odd values (an imported log's) as "?"."""
+    if not isinstance(totals, list | tuple) or len(totals) not in (2, 3):
+        return "?\u2013?"
+    return ("\u2013" if len(totals) == 2 else " · ").join(map(str, totals))
 
 
 def _solo_row(deal: rules.TerziglioDeal, seats: Sequence[str]) -> SoloRow:
     entry = deal.entry
-    bid = str(dict(BIDS)[A_MONTE if entry.a_monte else str(entry.bid)])
+    bid = label(BIDS, A_MONTE if entry.a_monte else str(entry.bid))
     soloist = seats[entry.soloist] if entry.soloist is not None else ""
     return SoloRow(deal.number, seats[deal.dealer], entry.soloist, soloist, bid,
                    entry.card_points, deal.soloist_won, deal.changes, deal.balances)  # fmt: skip
@@ -660,9 +691,9 @@ def solo_typed(entry: rules.TerziglioEntry, player_names: Sequence[str]) -> str:
     'a monte'
     """
     if entry.a_monte:
-        return str(dict(BIDS)[A_MONTE])
+        return label(BIDS, A_MONTE)
     named = player_names[entry.soloist] if entry.soloist < len(player_names) else "?"
-    return f"{named} · {dict(BIDS)[str(entry.bid)]} · {entry.card_points}"
+    return f"{named} · {label(BIDS, str(entry.bid))} · {entry.card_points}"
 
 
 def points_said(names: Sequence[str], points: Sequence[int]) -> str:

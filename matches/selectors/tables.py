@@ -16,6 +16,7 @@ from matches.models import (
     Side,
     Table,
 )
+from matches.selectors.sheet import totals_said
 
 MATCHES_PAGE = 20  # matches a page of a table's list
 
@@ -25,12 +26,16 @@ class MatchLine:
     """One match in a table's list."""
 
     id: int
-    side_names: tuple[str, str]
-    totals: tuple[int, int]
+    side_names: tuple[str, ...]  # two sides, or Terziglio's three players
+    totals: tuple[int, ...]
     deals: int
     started_at: datetime
     said: str  # "won by … (cappotto)", "stopped, undecided", "in progress" ...
     emphasis: bool  # what it says is a state, not a result: in italics
+
+    @property
+    def totals_said(self) -> str:
+        return totals_said(self.totals)
 
 
 def table_seen(token: str) -> Table | None:

@@ -211,7 +211,7 @@ def _context(
     own = {  # what this phone alone is shown
         "notice": notice,
         # A form sent back or refilled (Undo) holds a deal being typed: polls leave it be.
-        "holds_entry": form is not None and (form.is_bound or "kind" in form.initial),
+        "holds_entry": form is not None and (form.is_bound or _refilled(form)),
         "counting": count is not None,
         "link_changed": link_changed,
         "deleted_elsewhere": deleted,
@@ -249,6 +249,11 @@ def _context(
         if request.method == "GET"
         else dict.fromkeys(parts, True),
     }
+
+
+def _refilled(form: DealForm | SoloDealForm) -> bool:
+    """Filled with a deal (Undo): entry_data's fields, of either game."""
+    return "kind" in form.initial or "soloist" in form.initial
 
 
 @dataclass(frozen=True)
