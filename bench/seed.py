@@ -134,7 +134,7 @@ def _match(table: Table, plan: Plan) -> Match:
 def _rows(match: Match, plan: Plan) -> tuple[list[dict], list[dict]]:
     """A match's deals and its change log, as the services would have written them."""
     deals: list[dict] = []
-    started = services._settings(match).as_dict()
+    started = match.settings.as_dict()
     changes = [_change(match, plan.started_at, Action.MATCH_STARTED, started)]
     at = plan.started_at
     for scored in plan.outcome.deals:
