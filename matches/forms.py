@@ -578,11 +578,17 @@ class PadField(forms.TypedChoiceField):
         )
 
 
-class DealForm(StaleOnHidden, Form):
-    """One deal: per side its card points and declarations, the kind and the side it names."""
+class NextDeal(StaleOnHidden, Form):
+    """A deal's form of either game: the number of the deal the phone shows, the key it
+    saves it under (a retry finds the deal it made)."""
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+
+
+class DealForm(NextDeal):
+    """One deal: per side its card points and declarations, the kind and the side it names."""
+
     # Every kind is read, a claim too: whether this match allows claims is the rules' to say.
     kind = forms.ChoiceField(
         label=_("Kind of deal"),
@@ -834,12 +840,10 @@ class TerziglioMatchForm(StaleOnHidden, Form):
         return data
 
 
-class SoloDealForm(StaleOnHidden, Form):
+class SoloDealForm(NextDeal):
     """A Terziglio deal: who played alone, their bid and the card points they took (tapped
     or typed; what is typed counts first); or all three passed, a monte (its own button)."""
 
-    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
-    key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
     soloist = forms.TypedChoiceField(
         label=_("Who played alone"),
         coerce=int,

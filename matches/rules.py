@@ -1522,6 +1522,15 @@ class TerziglioEntry:
     def a_monte(self) -> bool:
         return self.soloist is None and self.bid is None and self.card_points is None
 
+    @property
+    def others_card_points(self) -> int | None:
+        """What the other two took together: the rest of the 11; None a monte.
+
+        >>> TerziglioEntry(0, Bid.CHIAMO, 7).others_card_points
+        4
+        """
+        return None if self.card_points is None else CARD_POINTS_PER_DEAL - self.card_points
+
 
 @dataclass(frozen=True)
 class TerziglioStanding:
@@ -1583,6 +1592,7 @@ class TerziglioOutcome:
     standing: TerziglioStanding
     reason: EndReason | None = None
     another_deal: bool = False  # the match is over but the highest balances are level
+    needs: tuple[int, ...] = (0, 0, 0)  # what each balance lacks to the line (0: no line)
     claimer = swept_alone = None  # no claims, no sweeps by one in Terziglio
     both_at_line = False  # the highest balance wins: no tie rule between two sides
 
@@ -1744,7 +1754,9 @@ def evaluate_terziglio(
     )
     over = _terziglio_over(rules, standing.balances, standing.deals)
     reason = rules.end_reason if standing.decided else None
-    return TerziglioOutcome(deals, standing, reason, over and not standing.decided)
+    to_line = rules.end is TerziglioEnd.LINE
+    needs = tuple(max(0, rules.line - b) if to_line else 0 for b in standing.balances)
+    return TerziglioOutcome(deals, standing, reason, over and not standing.decided, needs)
 
 
 # --- Tressette a perdere (Rovescino, Ciapanò, Traversone): fewest points ------------------

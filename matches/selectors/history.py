@@ -161,7 +161,9 @@ def _describe_solo(values: dict, player_names: Sequence[str]) -> str:
         return f"{label(BIDS, A_MONTE)} · {changes}"
     seated = type(soloist) is int and 0 <= soloist < len(player_names)
     named = player_names[soloist] if seated else "?"
-    others = rules.CARD_POINTS_PER_DEAL - cards if type(cards) is int else "?"
+    # What the other two took, as the rules say it; "?" for a count no deal can hold.
+    counted = type(cards) is int and 0 <= cards <= rules.CARD_POINTS_PER_DEAL
+    others = rules.TerziglioEntry(card_points=cards).others_card_points if counted else "?"
     return f"{named} {label(BIDS, bid)} {cards}\u2013{others} · {changes}"
 
 

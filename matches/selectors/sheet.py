@@ -157,13 +157,10 @@ class SoloRow:
     soloist: str
     bid: str  # in words: "solo", "a monte"
     card_points: int | None  # the soloist's, the last trick included
+    others_card_points: int | None  # the other two's, the rest of the 11
     won: bool | None  # the soloist won (6 or more); None a monte
     changes: tuple[int, ...]  # what it moved each player's balance by
     totals: tuple[int, ...]  # the balances after it
-
-    @property
-    def others_card_points(self) -> int | None:
-        return None if self.card_points is None else rules.CARD_POINTS_PER_DEAL - self.card_points
 
     @property
     def cells(self) -> tuple[tuple[int, int, bool], ...]:
@@ -361,14 +358,6 @@ def _sheet_of(
         if terziglio
         else rules.seat_order([side.players for side in sides])
     )
-    needs = (
-        outcome.needs
-        if not terziglio
-        else tuple(
-            max(0, match.line - total) if match.ends == rules.TerziglioEnd.LINE else 0
-            for total in outcome.totals
-        )
-    )
     return Sheet(
         match_id=match.pk,
         revision=match.revision,
@@ -387,7 +376,7 @@ def _sheet_of(
                 name=side.name,
                 players=side.players,
                 total=outcome.totals[i],
-                needs=needs[i],
+                needs=outcome.needs[i],
                 won=outcome.winner == i,
             )
             for i, side in enumerate(sides)
@@ -444,7 +433,8 @@ def _solo_row(deal: rules.TerziglioDeal, seats: Sequence[str]) -> SoloRow:
     bid = label(BIDS, A_MONTE if entry.a_monte else str(entry.bid))
     soloist = seats[entry.soloist] if entry.soloist is not None else ""
     return SoloRow(deal.number, seats[deal.dealer], entry.soloist, soloist, bid,
-                   entry.card_points, deal.soloist_won, deal.changes, deal.balances)  # fmt: skip
+                   entry.card_points, entry.others_card_points, deal.soloist_won, deal.changes,
+                   deal.balances)  # fmt: skip
 
 
 def kind_labels() -> dict[str, str]:
