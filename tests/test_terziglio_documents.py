@@ -139,54 +139,73 @@ def test_a_match_of_terziglio_takes_no_settings_of_tressette():
     assert refused.value.code == "other_game"
 
 
-def test_undo_puts_a_deal_of_terziglio_back_in_its_form_to_correct(client):
+@pytest.fixture
+def scoring(client) -> tuple[Match, str]:
+    """A match of Terziglio to the line, and its sheet's address; `client` a scorer of it."""
     table = services.create_table(name="Bar Sport")
     match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
     client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
-    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
-    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+    return match, reverse("match", args=[table.viewer_token, match.pk])
+
+
+HX = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def test_the_sheet_says_what_each_deal_would_pay_for_a_phone_offline(client, scoring):
+    match, sheet_url = scoring
+    flat = TerziglioTerms(rules.Payment.FLAT, rules.TerziglioEnd.DEALS, deals=4)
+    services.change_settings(match=match, settings=flat)
+    offline = json.loads(one(parsed(client.get(sheet_url, **HX)), "#offline-data").get_text())
+    assert (offline["game"], offline["line"], offline["deals"]) == ("terziglio", None, 4)
+    assert offline["totals"] == [0, 0, 0] and offline["sides"] == ["Anna", "Bruno", "Carla"]
+    # Flat: 1 times the bid's, to the soloist from each of the other two (or to each of them).
+    assert offline["pays"]["solissimo"][8] == [6, -3] and offline["pays"]["chiamo"][5] == [-2, 1]
+    services.change_settings(match=match, settings=TerziglioTerms())
+    offline = json.loads(one(parsed(client.get(sheet_url, **HX)), "#offline-data").get_text())
+    assert (offline["line"], offline["deals"]) == (21, None)
+    # By the difference: a chiamo won 7-4 pays 3 from each; a solo lost 5-6, 1 doubled to each.
+    assert offline["pays"]["chiamo"][7] == [6, -3] and offline["pays"]["solo"][5] == [-4, 2]
+    assert [len(pays) for pays in offline["pays"].values()] == [12, 12, 12]
+
+
+def test_undo_puts_a_deal_of_terziglio_back_in_its_form_to_correct(client, scoring):
+    match, sheet_url = scoring
     typed = {"game": "terziglio", "number": 1, "key": "phone-a", "soloist": "1", "bid": "solo",
              "card_pad": "5", "shown": match.revision, "typing": "0"}  # fmt: skip
-    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **hx))
+    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **HX))
     assert Match.objects.get().totals == (2, -4, 2)  # Bruno's solo lost 5-6
     undo = {"undo": value(one(saved, "#saved"), "undo")}  # the sheet the save left
-    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **hx))
+    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **HX))
     assert not match.deals.exists()
     assert "its points are in the form" in words(one(page, "#deleted"))
     put_back = [value(page, field) for field in ("soloist", "bid", "card_pad")]
     assert put_back == ["1", "solo", "5"]
     again = {**typed, "key": value(page, "key"), "card_pad": "6"}
-    client.post(sheet_url + "deals", again, **hx)
+    client.post(sheet_url + "deals", again, **HX)
     assert Match.objects.get().totals == (-2, 4, -2)  # corrected: won 6-5
 
 
-def test_save_with_nothing_given_is_refused_in_words_and_a_monte_has_its_own_button(client):
-    table = services.create_table(name="Bar Sport")
-    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
-    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
-    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
-    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+def test_save_with_nothing_given_is_refused_in_words_and_a_monte_has_its_own_button(
+    client, scoring
+):
+    match, sheet_url = scoring
     blank = {"game": "terziglio", "number": 1, "key": "k1", "shown": match.revision}
-    page = parsed(client.post(sheet_url + "deals", blank, **hx))
+    page = parsed(client.post(sheet_url + "deals", blank, **HX))
     assert "Say who played alone, or leave the deal a monte if all three passed." in words(
         one(page, "#deal-form")
     )
     assert not match.deals.exists()
-    client.post(sheet_url + "deals", {**blank, "a_monte": "1"}, **hx)
+    client.post(sheet_url + "deals", {**blank, "a_monte": "1"}, **HX)
     assert match.deals.get().bid == "a_monte"
 
 
-def test_undo_s_refilled_form_is_held_against_the_polls(client):
-    table = services.create_table(name="Bar Sport")
-    match = services.start_match(table=table, players=THREE, settings=TerziglioTerms())
-    client.post(reverse("join", args=[table.scorer_token]), {"label": "Anna's phone"})
-    sheet_url = reverse("match", args=[table.viewer_token, match.pk])
-    hx = {"HTTP_HX_REQUEST": "true", "HTTP_ACCEPT_LANGUAGE": "en"}
+def test_undo_s_refilled_form_is_held_against_the_polls(client, scoring):
+    match, sheet_url = scoring
     typed = {"game": "terziglio", "number": 1, "key": "k1", "soloist": "2", "bid": "chiamo",
              "card_pad": "8", "shown": match.revision}  # fmt: skip
-    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **hx))
+    saved = parsed(client.post(sheet_url + "deals", typed, follow=True, **HX))
     undo = {"undo": value(one(saved, "#saved"), "undo")}
-    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **hx))
+    page = parsed(client.post(sheet_url + "deals/1/delete", undo, **HX))
     assert value(page, "typing") == "1"  # the polls leave the form as it is
 
 

@@ -5,7 +5,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -290,19 +290,32 @@ class Sheet:
         connection (JSON): offline.js draws them from this and the rules' data and words
         (views/site.offline_words); the server checks each deal when it arrives."""
         state = {
+            "game": str(self.game),
             "number": self.next_number,
             "dealers": self.dealers,
             "dealer": self.dealer_index,
             "totals": [side.total for side in self.sides],
             "sides": self.side_names,
-            "players": len(self.sides[0].players),
-            # Each seat's side: a cappottone's player names their side (offline.js: sweeper).
-            "seat_sides": [rules.seat_player(seat)[0] for seat in range(len(self.dealers))],
-            # What decides a match once a deal is added (offline.js: settle).
-            "line": self.line,
-            "tie": self.settings.tie_rule.value,
             "another": self.another_deal,
         }
+        if self.terziglio:
+            terms = self.settings
+            state |= {
+                # What decides a match once a deal is added (offline.js: settleSolo).
+                "line": terms.line if terms.end is rules.TerziglioEnd.LINE else None,
+                "deals": terms.deals if terms.end is rules.TerziglioEnd.DEALS else None,
+                "pays": _pays(terms.payment),
+            }
+        else:
+            state |= {
+                "players": len(self.sides[0].players),
+                # Each seat's side: a cappottone's player names their side (offline.js:
+                # sweeper).
+                "seat_sides": [rules.seat_player(seat)[0] for seat in range(len(self.dealers))],
+                # What decides a match once a deal is added (offline.js: settle).
+                "line": self.line,
+                "tie": self.settings.tie_rule.value,
+            }
         shown = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
         return mark_safe(shown.translate(_AS_TEXT))
 
@@ -312,6 +325,20 @@ _AS_TEXT = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 _OTHER_CARD_POINTS = [
     rules.complete_card_points(typed, None)[1] for typed in range(rules.CARD_POINTS_PER_DEAL + 1)
 ]
+
+
+@cache
+def _pays(payment: rules.Payment) -> dict[str, list[tuple[int, int]]]:
+    """What a Terziglio deal moves the soloist's and each other player's balance by, for
+    each bid and the soloist's card points 0 to 11, as the rules score it (offline.js:
+    readSolo derives no rule of its own)."""
+    return {
+        str(bid): [
+            rules.terziglio_changes(rules.TerziglioEntry(0, bid, cards), payment)[:2]
+            for cards in range(rules.CARD_POINTS_PER_DEAL + 1)
+        ]
+        for bid in rules.Bid
+    }
 
 
 def match_and_sides(token: str, match_id: int) -> tuple[Match, list[Side]] | None:

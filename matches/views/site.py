@@ -18,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from matches import rules, selectors
-from matches.models import Table
+from matches.models import BIDS, Table
 
 
 @require_safe
@@ -102,6 +102,7 @@ _OFFLINE_WORDS = {
     "tie": gettext_noop(
         "Both sides have reached the line: by the agreed tie rule, play another deal."
     ),
+    "level": gettext_noop("The highest balances are level: play another deal."),
     "decided": gettext_noop(
         "Deal %(number)s decides the match. Once this phone is back online its deals are sent, "
         "and End match appears."
@@ -119,6 +120,10 @@ _OFFLINE_CHECKS = (
     *(f"{kind}_{said}card_points" for kind in rules.SWEEPS for said in ("sweeper_", "")),
     "declaration_impossible",
     "declarations_exceed_deck",
+    "terziglio_soloist_required",
+    "terziglio_bid_required",
+    "terziglio_card_points_required",
+    "terziglio_card_points_too_high",
 )
 
 
@@ -130,11 +135,13 @@ def offline_words(language: str) -> str:
         words = {name: gettext(text) for name, text in _OFFLINE_WORDS.items()}
         checks = {code: gettext(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS}
         kinds = selectors.kind_labels()
+        bids = {str(bid): str(label) for bid, label in BIDS}
     sizes = (1, 2)  # players a side
     data = {
         "words": words,
         "checks": checks,
         "kinds": kinds,
+        "bids": bids,
         # Whom each sweep names: "side", or "player" for one who swept alone.
         "sweeps": {kind: by for kind in rules.DealKind if (by := rules.sweeper_named(kind))},
         "sweep_cards": {kind: _sweep_card_points(kind) for kind in rules.SWEEPS},

@@ -2,34 +2,43 @@
 // deals entered without a connection wait on the phone (IndexedDB, one queue per match) and
 // are sent once, in order, when it returns. What a deal is checked against and the words said
 // come from the server's rules (offline.<language>.js, and where the sheet stands in the page),
-// and the server checks each deal again when it arrives. One rule is restated here, so that the
-// phone stops at the deal that decides the match: `settle`, the rules' _settle for a played-out
-// deal (tests/browser/test_offline.py plays each of its cases, a sweep's too).
+// and the server checks each deal again when it arrives. One rule of each game is restated
+// here, so that the phone stops at the deal that decides the match: `settle`, the rules'
+// _settle for a played-out deal (tests/browser/test_offline.py plays each of its cases, a
+// sweep's too), and `settleSolo`, Terziglio's _terziglio_over and _terziglio_winner
+// (tests/browser/test_terziglio.py).
 (function () {
   "use strict";
   var MATCH = window.location.pathname;
   var keptAt = document.documentElement.dataset.offlineAsOf; // a kept copy, shown offline
-  var FIELDS = ["kind", "side", "seat", "card_points_0", "card_points_1", "declared_points_0",
-    "declared_points_1", "card_pad_0", "card_pad_1"];
   var items = []; // this match's queue in order: what IndexedDB holds, as last read
 
   function form() { return document.getElementById("deal-form"); }
   var W = window.offlineWords; // the words and the rules' data (loaded before this file)
   // The sweeps, and whom each names: "side", or "player" for one who swept alone.
   var SWEEPS = W.sweeps;
-  // Where the sheet stands (the deal form's #offline-data) with what the rules derived.
+  // Where the sheet stands (the deal form's #offline-data) with what the rules derived, and
+  // its game's ways (below: TRESSETTE, TERZIGLIO).
   function sheetData() {
     var f = form();
     var drawn = document.getElementById("offline-data");
     if (!f || !drawn) return null;
     var d = JSON.parse(drawn.textContent);
-    d.other = f.dataset.otherCardPoints.split(" ").map(Number); // the other side's, for 0 … 11
     d.cards = W.cards;
-    d.declared = W.declared[d.players];
-    d.pairs = W.pairs[d.players];
     d.words = W.checks;
     d.kinds = W.kinds;
+    d.game = d.game === "terziglio" ? TERZIGLIO : TRESSETTE;
+    if (d.game === TRESSETTE) {
+      d.other = f.dataset.otherCardPoints.split(" ").map(Number); // the other side's, for 0 … 11
+      d.declared = W.declared[d.players];
+      d.pairs = W.pairs[d.players];
+    }
     return d;
+  }
+  // The game of the sheet on the page, before its data is read.
+  function gameOf(f) {
+    var named = f && f.querySelector("[name=game]");
+    return named && named.value === "terziglio" ? TERZIGLIO : TRESSETTE;
   }
   function escape(text) {
     var span = document.createElement("span");
@@ -225,7 +234,7 @@
     var waits = false;
     var held = false;
     items.forEach(function (item) {
-      var deal = read(item.values, d);
+      var deal = d.game.read(item.values, d);
       // A deal that waits for the person's choice (another phone's took its number, or the
       // server refused it) counts for nothing until then, nor do those queued after it: the
       // totals stay the server's.
@@ -234,8 +243,8 @@
       if (counts) {
         waits = true;
         if (!deal || deal.errors.length) totals = null;
-        else if (totals) totals = [totals[0] + deal.points[0], totals[1] + deal.points[1]];
-        if (!state.decided) state = settle(state, item, totals, d);
+        else if (totals) totals = totals.map(function (total, i) { return total + deal.points[i]; });
+        if (!state.decided) state = d.game.settle(state, item, totals, d);
       }
       rows.appendChild(row(item, deal, counts && totals, d, columns));
     });
@@ -258,7 +267,7 @@
       remember(needs).textContent = needing(state, totals, i, d);
     });
     if (state.decided || state.another) {
-      var said = state.decided ? word("decided", { number: state.decided }) : word("tie");
+      var said = state.decided ? word("decided", { number: state.decided }) : word(d.game.level);
       var live = document.querySelector("#live .scoreboard");
       if (live) live.after(element("p", "notice " + (state.decided ? "ok" : "warn") + " offline-pending", said));
     }
@@ -293,6 +302,7 @@
   }
   function needing(state, totals, i, d) {
     if (state.decided) return state.winner === i ? word("won") : "";
+    if (d.line === null) return ""; // played to a number of deals, or until the table stops
     if (!totals) return "…";
     var needs = Math.max(0, d.line - totals[i]);
     if (!needs) return word("at-line");
@@ -316,20 +326,25 @@
     th.scope = "row";
     th.appendChild(element("span", "dealer small muted", dealer));
     tr.appendChild(th);
+    var state = element("span", "tag waiting", item.state === "waiting" ? word("waiting") : word("not-sent"));
+    d.game.cells(tr, item, deal && !deal.errors.length ? deal : null, totals, d, state);
+    while (tr.children.length < columns) tr.appendChild(element("td"));
+    return tr;
+  }
+  // A Tressette deal's cells: each side's points, the kind under the side it names; the
+  // running totals.
+  function cells(tr, item, deal, totals, d, state) {
     [0, 1].forEach(function (i) {
       var td = element("td", "side-" + i);
-      td.appendChild(element("strong", "", deal && !deal.errors.length ? String(deal.points[i]) : "…"));
+      td.appendChild(element("strong", "", deal ? String(deal.points[i]) : "…"));
       var claimed = item.values.kind === "claim" && item.values.side !== "" ? Number(item.values.side) : null;
       var named = SWEEPS[item.values.kind] ? sweeper(item.values, d) : claimed;
       if (named === i) td.appendChild(element("span", "tag", tagOf(item.values, d)));
       tr.appendChild(td);
     });
     var run = element("td", "run", totals ? totals[0] + "–" + totals[1] : "…");
-    var state = item.state === "waiting" ? word("waiting") : word("not-sent");
-    run.appendChild(element("span", "tag waiting", state));
+    run.appendChild(state);
     tr.appendChild(run);
-    for (var extra = 4; extra < columns; extra++) tr.appendChild(element("td"));
-    return tr;
   }
 
   // --- Entering a deal while offline (or while others wait to be sent: they go first).
@@ -358,9 +373,10 @@
     return said;
   }
   function blank(f) {
-    FIELDS.forEach(function (name) {
+    var game = gameOf(f);
+    game.fields.forEach(function (name) {
       f.querySelectorAll('[name="' + name + '"]').forEach(function (field) {
-        if (field.type === "radio") field.checked = field.value === "normal";
+        if (field.type === "radio") field.checked = field.value === game.blank[name];
         else field.value = "";
         delete field.dataset.typed;
       });
@@ -368,12 +384,15 @@
     var typing = document.getElementById("typing");
     if (typing) typing.value = "0";
   }
-  function enqueue(f, resend) {
+  function enqueue(f, resend, submitter) {
     var d = sheetData();
     var sent = new FormData(f);
     var values = {};
-    FIELDS.forEach(function (name) { values[name] = String(sent.get(name) || "").trim(); });
-    var deal = read(values, d);
+    d.game.fields.forEach(function (name) { values[name] = String(sent.get(name) || "").trim(); });
+    if (submitter && submitter.name === "a_monte") values.a_monte = "1"; // Terziglio's own button
+    var game = f.querySelector("[name=game]"); // the form of the match's game, when sent
+    if (game) values.game = game.value;
+    var deal = d.game.read(values, d);
     if (deal && deal.errors.length) {
       showErrors(f, deal.errors);
       return Promise.resolve();
@@ -407,20 +426,23 @@
       return changed();
     }).then(send);
   }
+  function submitterOf(event) {
+    var triggering = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+    return triggering && triggering.submitter;
+  }
   document.addEventListener("htmx:beforeRequest", function (event) {
     var f = event.detail.elt;
-    var submitter = event.detail.requestConfig.triggeringEvent;
-    submitter = submitter && submitter.submitter;
+    var submitter = submitterOf(event);
     if (f.id !== "deal-form" || (submitter && submitter.name === "count")) return;
     if (navigator.onLine && !keptAt && !items.length) return;
     event.preventDefault();
-    enqueue(f, false);
+    enqueue(f, false, submitter);
   });
   // Sent while the phone thought it was online, and no answer came: kept, with its key (it may
   // have got through; sent again, the server says so and does not save it twice).
   document.addEventListener("htmx:sendError", function (event) {
     var f = window.requestOrigin(event);
-    if (f && f.id === "deal-form" && f.isConnected) enqueue(f, true);
+    if (f && f.id === "deal-form" && f.isConnected) enqueue(f, true, submitterOf(event));
   });
 
   // --- Sending, in order, one tab at a time; what the server answers is drawn by htmx.
@@ -506,7 +528,8 @@
   }
   // The question of a deal another phone's took the number of, with the choices.
   function ask(item, d) {
-    var said = notice(word("conflict", { number: item.number, yours: typed(item.values, d) }), "warn");
+    var yours = d ? d.game.typed(item.values, d) : "";
+    var said = notice(word("conflict", { number: item.number, yours: yours }), "warn");
     if (item.theirs) {
       var theirs = element("p");
       theirs.append(element("strong", "", item.theirs.said), " " + item.theirs.points);
@@ -573,6 +596,82 @@
     }
     done.then(changed).then(send);
   });
+
+  // --- Terziglio: a deal is who played alone, the bid and their card points, or a monte.
+  // What it pays comes from the server (#offline-data's `pays`, by the rules): for each bid and
+  // the soloist's card points 0 … 11, what the soloist's balance and each other's move by.
+  function readSolo(values, d) {
+    if (values.a_monte) return { errors: [], points: d.sides.map(function () { return 0; }) };
+    var typedCards = whole(values.card_points);
+    if (typedCards === undefined) return null; // not a plain number: the server reads it
+    var cards = typedCards !== null ? typedCards : whole(values.card_pad);
+    var seat = /^[0-9]$/.test(values.soloist) ? Number(values.soloist) : null;
+    var w = d.words;
+    if (seat === null || seat >= d.sides.length) return { errors: [say(w.terziglio_soloist_required, {})] };
+    var params = { player: d.sides[seat], max: d.cards, value: cards };
+    var pays = d.pays[values.bid];
+    var errors = [];
+    if (!pays) errors.push(say(w.terziglio_bid_required, params));
+    if (cards === null || cards === undefined) errors.push(say(w.terziglio_card_points_required, params));
+    else if (cards > d.cards) errors.push(say(w.terziglio_card_points_too_high, params));
+    if (errors.length) return { errors: errors };
+    var paid = pays[cards];
+    var points = d.sides.map(function (_name, i) { return i === seat ? paid[0] : paid[1]; });
+    return { errors: [], points: points, seat: seat, cards: cards, won: paid[0] > 0 };
+  }
+  // "chiamo 7–4", as the row's tag says it.
+  function bidSaid(values, deal, d) {
+    return W.bids[values.bid] + " " + deal.cards + "–" + (d.cards - deal.cards);
+  }
+  function typedSolo(values, d) {
+    if (values.a_monte) return W.bids.a_monte;
+    var deal = readSolo(values, d);
+    if (deal && deal.errors.length) deal = null;
+    var who = d.sides[Number(values.soloist)] || "?";
+    return who + " · " + (deal ? bidSaid(values, deal, d) : (W.bids[values.bid] || "?") + " " +
+      (values.card_points || values.card_pad || "?"));
+  }
+  // Each player's balance after the deal and what it moved by, the bid under who played alone.
+  function soloCells(tr, item, deal, totals, d, state) {
+    var th = tr.firstChild;
+    if (item.values.a_monte) th.insertBefore(element("span", "tag", W.bids.a_monte), th.lastChild);
+    th.appendChild(state);
+    d.sides.forEach(function (_name, i) {
+      var td = element("td", "side-" + i);
+      td.appendChild(element("strong", "", totals ? String(totals[i]) : "…"));
+      if (deal) td.appendChild(element("span", "small muted detail", (deal.points[i] > 0 ? "+" : "") + deal.points[i]));
+      if (deal && deal.seat === i) {
+        td.appendChild(element("span", "tag " + (deal.won ? "won" : "lost"), bidSaid(item.values, deal, d)));
+      }
+      tr.appendChild(td);
+    });
+  }
+  // Where a match of three stands once a waiting deal is added, as the rules' _terziglio_over
+  // and _terziglio_winner have it: over at the line or after the agreed deals (the sheet names
+  // which), won by the one highest balance; two highest alike play another deal.
+  function settleSolo(state, item, totals, d) {
+    if (!totals) return state;
+    var high = Math.max.apply(null, totals);
+    var over = d.line !== null ? high >= d.line : d.deals !== null && item.number >= d.deals;
+    if (!over) return { another: false };
+    var highest = totals.filter(function (total) { return total === high; }).length;
+    if (highest > 1) return { another: true };
+    return { decided: item.number, winner: totals.indexOf(high) };
+  }
+
+  // Each game's ways: the fields a deal is typed in (and a blank form's choice), how it is
+  // read and checked, said, drawn, and where it leaves the match.
+  var TRESSETTE = {
+    fields: ["kind", "side", "seat", "card_points_0", "card_points_1", "declared_points_0",
+      "declared_points_1", "card_pad_0", "card_pad_1"],
+    blank: { kind: "normal" },
+    read: read, typed: typed, cells: cells, settle: settle, level: "tie",
+  };
+  var TERZIGLIO = {
+    fields: ["soloist", "bid", "card_pad", "card_points"],
+    blank: {},
+    read: readSolo, typed: typedSolo, cells: soloCells, settle: settleSolo, level: "level",
+  };
 
   // --- The copy shown offline says so; a sheet that changed is kept again for offline.
   if (keptAt) {

@@ -407,12 +407,12 @@
     document.head.appendChild(script);
   }
 
-  // Offline at the table (offline.js), where the sheet names it (not yet Terziglio's): fetched
-  // after this file; the service worker keeps it for when there is no connection.
-  // Its words in the page's language come first.
+  // Offline at the table (offline.js), on either game's sheet: fetched after this file; the
+  // service worker keeps it for when there is no connection. Its words in the page's language
+  // come first.
   (function () {
     var sheet = document.getElementById("sheet");
-    if (!sheet || !window.indexedDB || !sheet.dataset.offlineScript) return;
+    if (!sheet || !window.indexedDB) return;
     load(sheet.dataset.offlineWords, function () { load(sheet.dataset.offlineScript); });
   })();
 
