@@ -1523,6 +1523,15 @@ class TerziglioEntry:
         return self.soloist is None and self.bid is None and self.card_points is None
 
     @property
+    def soloist_won(self) -> bool | None:
+        """Who played alone won, with 6 card points or more; None a monte.
+
+        >>> TerziglioEntry(0, Bid.CHIAMO, 6).soloist_won, TerziglioEntry(1, Bid.SOLO, 5).soloist_won
+        (True, False)
+        """
+        return None if self.card_points is None else self.card_points >= TERZIGLIO_SOLOIST_WINS
+
+    @property
     def others_card_points(self) -> int | None:
         """What the other two took together: the rest of the 11; None a monte.
 
@@ -1569,8 +1578,7 @@ class TerziglioDeal:
     @property
     def soloist_won(self) -> bool | None:
         """None for a deal a monte."""
-        cards = self.entry.card_points
-        return None if cards is None else cards >= TERZIGLIO_SOLOIST_WINS
+        return self.entry.soloist_won
 
     # Read as a row of two sides is (ScoredDeal): what each player's balance moved by, and
     # the balances after.
@@ -1678,7 +1686,7 @@ def terziglio_changes(
     difference = cards - (CARD_POINTS_PER_DEAL - cards)  # never 0: 11 is odd
     per_opponent = abs(difference) if Payment(payment) is Payment.DIFFERENCE else 1
     stake = BID_MULTIPLIERS[entry.bid] * per_opponent
-    stake = stake if cards >= TERZIGLIO_SOLOIST_WINS else -stake
+    stake = stake if entry.soloist_won else -stake
     changes = [-stake] * TERZIGLIO_PLAYERS
     changes[soloist] = 2 * stake
     return (changes[0], changes[1], changes[2])

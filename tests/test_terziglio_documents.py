@@ -216,3 +216,42 @@ def test_the_history_says_what_an_imported_log_holds_however_odd():
     )
     terms = {"payment": ["flat"], "end": "deals", "deals": "four"}
     assert selectors.history.describe(terms, ("A", "B", "C")) == "? · after four deals"
+
+
+def test_the_stats_count_each_player_s_matches_of_three_apart(client):
+    table = evening_of_three()
+    stats = selectors.table_stats(table)
+    assert (stats.matches_played, stats.terziglio_played, stats.players) == (1, 1, [])
+    counted = [(r.name, r.played, r.won, r.balance, r.alone, r.won_alone) for r in stats.terziglio]
+    assert counted == [
+        ("Carla", 1, 1, 48, 1, 1),
+        ("Anna", 1, 0, -15, 1, 1),
+        ("Bruno", 1, 0, -33, 0, 0),
+    ]
+    page = parsed(client.get(f"/t/{table.viewer_token}/stats", HTTP_ACCEPT_LANGUAGE="en"))
+    assert "1 match of three, ended or stopped." in words(one(page, "#terziglio"))
+    carla = words(page.select("#terziglio tbody tr")[0])
+    assert carla == "Carla Played 1 Won 1 (100%) Balance +48 Alone 1 of 1 (100%)"
+    assert not page.select(".wins")  # no match of Tressette finished: no chart of its wins
+
+
+def test_tonight_adds_up_the_balances_of_the_matches_of_three_ended_or_stopped(client):
+    table = evening_of_three()
+    again = Match.objects.get(table=table, game="terziglio", status="in_progress")
+    tonight = selectors.load_tonight(Table.objects.get(pk=table.pk))
+    counted = [(one.name, one.played, one.won, one.signed) for one in tonight.three]
+    assert counted == [("Carla", 1, 1, "+48"), ("Anna", 1, 0, "-15"), ("Bruno", 1, 0, "-33")]
+    # The match being played is not counted yet; its sheet says the rest of the evening.
+    sheet = parsed(client.get(f"/t/{table.viewer_token}/m/{again.pk}/", HTTP_ACCEPT_LANGUAGE="en"))
+    assert words(one(sheet, "#tonight-line summary")) == "Tonight Carla +48 · Anna -15 · Bruno -33"
+
+    services.stop_match(match=again)  # Bruno's chiamo lost 3-8, paid flat: 1 to each
+    tonight = selectors.load_tonight(Table.objects.get(pk=table.pk))
+    counted = [(one.name, one.played, one.won, one.signed) for one in tonight.three]
+    assert counted == [("Carla", 2, 1, "+49"), ("Anna", 2, 0, "-14"), ("Bruno", 2, 0, "-35")]
+    assert tonight.text.endswith("\nTerziglio: Carla +49 (1 won), Anna -14, Bruno -35")
+    page = parsed(client.get(f"/t/{table.viewer_token}/", HTTP_ACCEPT_LANGUAGE="en"))
+    rows = [words(row) for row in page.select("#tonight-three tbody tr")]
+    assert rows == ["Carla 1 +49", "Anna 0 -14", "Bruno 0 -35"]
+    drawn = [text.text for text in selectors.tonight_picture(tonight).texts]
+    assert drawn[-8:-1] == ["Terziglio", "Carla", "+49 · 1 won", "Anna", "-14", "Bruno", "-35"]

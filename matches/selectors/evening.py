@@ -1,7 +1,8 @@
 """Tonight at a table: its matches in the order played, what each side and each player won,
 the series between the same two sides and la bella, as the table page, every sheet and the
-shared tally show it. Counted by `rules.evening_tally`; read in two queries (the table, the
-sides of tonight's matches with their players), whatever the number of matches."""
+shared tally show it; at its matches of three (Terziglio), each player's balances added up.
+Counted by `rules.evening_tally`; read in two queries (the table, the sides of tonight's
+matches with their players), whatever the number of matches."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,6 +15,7 @@ from django.utils.translation import ngettext
 from matches import rules
 from matches.exports import export_filename
 from matches.models import EVENINGS, Match, Side, Table
+from matches.names import sort_key
 from matches.selectors.result import (
     _BAND,
     _GAP,
@@ -43,6 +45,23 @@ class Counted:
     played: int
     won: int
     games: int
+
+
+@dataclass(frozen=True)
+class Balance:
+    """A player at tonight's matches of three ended or stopped (a match counts once it leaves
+    play, as in the rest of the tally): played, won, and the balances they ended on added
+    up (a match stopped counts as it stood: each deal is paid as it is played)."""
+
+    name: str
+    played: int
+    won: int
+    balance: int
+
+    @property
+    def signed(self) -> str:
+        """ "+12", "-5", "0" """
+        return f"{self.balance:+d}" if self.balance else "0"
 
 
 @dataclass(frozen=True)
@@ -86,6 +105,19 @@ class Tonight:
     standings: dict[int, Standing]  # by match id: each of tonight's matches ended or played
     matches: int  # tonight's matches ended or played
     file_name: str  # the picture's, as a download is named
+    three: tuple[Balance, ...] = ()  # the players of tonight's matches of three, most up first
+
+    @property
+    def three_said(self) -> str:
+        """ "Anna +12 (2 won), Bruno -5, Carla -7" """
+        return ", ".join(self.balance_said(one) for one in self.three)
+
+    @staticmethod
+    def balance_said(one: Balance) -> str:
+        if not one.won:
+            return f"{one.name} {one.signed}"
+        won = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
+        return f"{one.name} {one.signed} ({won})"
 
     @property
     def counted_as_said(self) -> str:
@@ -130,7 +162,10 @@ class Tonight:
                 said += " · " + _("la bella")
             lines.append(said)
         for title, counted in ((_("Sides"), self.sides), (_("Players"), self.players)):
-            lines.append(f"{title}: " + ", ".join(self.won_said(c) for c in counted))
+            if counted:
+                lines.append(f"{title}: " + ", ".join(self.won_said(c) for c in counted))
+        if self.three:
+            lines.append(f"{_('Terziglio')}: {self.three_said}")
         return "\n".join(lines)
 
     def won_said(self, counted: Counted) -> str:
@@ -164,9 +199,9 @@ def _tonight_sides(table: Q, began: datetime):
     """The sides of the table's matches begun since its evening did (`began`), ended or
     played: by the matches' index of the table's start times."""
     tonight = Side.objects.filter(table, match__started_at__gte=began)
-    # Series and pairs are Tressette's: a match of Terziglio is not in tonight's tally.
-    tonight = tonight.exclude(match__status=rules.Status.ABANDONED).exclude(
-        match__game=rules.Game.TERZIGLIO
+    # A match of Tressette stopped undecided counts for nothing; one of three, as it stands.
+    tonight = tonight.exclude(
+        match__status=rules.Status.ABANDONED, match__game=rules.Game.TRESSETTE
     )
     return tonight.select_related("match", "first_player", "second_player").order_by(
         "match__started_at", "match_id", "position"
@@ -175,10 +210,12 @@ def _tonight_sides(table: Q, began: datetime):
 
 def _tonight(table: Table, sides: list[Side]) -> Tonight:
     matches: list[tuple[Match, list[Side]]] = []
+    three: list[tuple[Match, list[Side]]] = []  # Terziglio's: balances, no series nor pairs
     for side in sides:
-        if not matches or matches[-1][0].pk != side.match_id:
-            matches.append((side.match, []))
-        matches[-1][1].append(side)
+        played_by = three if side.match.terziglio else matches
+        if not played_by or played_by[-1][0].pk != side.match_id:
+            played_by.append((side.match, []))
+        played_by[-1][1].append(side)
     played = [
         rules.Played(
             tuple(tuple(p.pk for p in side.players) for side in pair),
@@ -228,9 +265,30 @@ def _tonight(table: Table, sides: list[Side]) -> Tonight:
         players=tuple(Counted(names[c.who], c.played, c.won, c.games) for c in tally.players),
         series=series,
         standings=standings,
-        matches=len(matches),
+        matches=len(matches) + len(three),
         file_name=export_filename(table, "png"),
+        three=_balances(three),
     )
+
+
+def _balances(matches: list[tuple[Match, list[Side]]]) -> tuple[Balance, ...]:
+    """Each player's matches of three ended or stopped tonight, their wins and balances
+    added up."""
+    counted: dict[int, Balance] = {}
+    for match, seats in matches:
+        if match.status == rules.Status.IN_PROGRESS:
+            continue
+        won = match.winner if match.status == rules.Status.FINISHED else None
+        for side in seats:
+            player = side.first_player
+            was = counted.get(player.pk, Balance(player.name, 0, 0, 0))
+            counted[player.pk] = Balance(
+                player.name,
+                was.played + 1,
+                was.won + (won == side.position),
+                was.balance + match.totals[side.position],
+            )
+    return tuple(sorted(counted.values(), key=lambda one: (-one.balance, sort_key(one.name))))
 
 
 def _games(match: Match) -> int:
@@ -245,7 +303,8 @@ def _games(match: Match) -> int:
 def tonight_picture(tonight: Tonight) -> Picture:
     """Tonight laid out as a match's result is (result.result_picture): the table and since
     when in the band; each series, its score between the two sides' names and la bella or
-    who took it under; then each side's and each player's wins (and games)."""
+    who took it under; then each side's and each player's wins (and games), and each
+    player's balance at the matches of three."""
     boxes = [Box(0, 0, WIDTH, _BAND, ACCENT)]
     since = f"{_('Tonight')} {tonight.since}".strip()
     day = fit(since, WIDTH // 2 - _PAD, 32, 22)
@@ -270,21 +329,39 @@ def tonight_picture(tonight: Tonight) -> Picture:
                 WIDTH // 2, top + height - 56, ACCENT, anchor="middle"
             )
         top += height + _GAP
-    for title, counted in ((_("Sides"), tonight.sides), (_("Players"), tonight.players)):
+    for title, counted in _tallies(tonight):
         texts.append(Text(_PAD, top + 36, 30, title, MUTED, bold=True))
         top += 52
-        for n, one in enumerate(counted):
+        for n, (who, said) in enumerate(counted):
             if n % 2 == 0:
                 boxes.append(Box(_PAD, top, WIDTH - 2 * _PAD, 56, STRIPE))
-            name = fit(one.name, WIDTH - 2 * _PAD - 360, 32, 20)
+            name = fit(who, WIDTH - 2 * _PAD - 360, 32, 20)
             texts += name.on_baseline(_PAD + 16, top + 39)
-            won = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
-            if tonight.games_counted:
-                games = ngettext("%(n)s game", "%(n)s games", one.games) % {"n": one.games}
-                won = f"{won} · {games}"
-            texts.append(Text(WIDTH - _PAD - 16, top + 39, 30, won, INK, bold=True, anchor="end"))
+            texts.append(Text(WIDTH - _PAD - 16, top + 39, 30, said, INK, bold=True, anchor="end"))
             top += 56
         top += _GAP
     texts.append(Text(WIDTH - _PAD, top + 32, 24, _("Tressette Scoresheet"), MUTED, anchor="end"))
     height = top + 60
     return Picture(WIDTH, height, (Box(0, 0, WIDTH, height, PAPER), *boxes), tuple(texts))
+
+
+def _tallies(tonight: Tonight) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The picture's lists under their titles, each a name and what it won ("2 won · 3
+    games") or, at the matches of three, its balance ("+12 · 2 won"); none that is empty."""
+
+    def won(one: Counted) -> str:
+        said = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
+        if tonight.games_counted:
+            said += " · " + ngettext("%(n)s game", "%(n)s games", one.games) % {"n": one.games}
+        return said
+
+    def balance(one: Balance) -> str:
+        won = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
+        return f"{one.signed} · {won}" if one.won else one.signed
+
+    tallies = [
+        (_("Sides"), [(one.name, won(one)) for one in tonight.sides]),
+        (_("Players"), [(one.name, won(one)) for one in tonight.players]),
+        (_("Terziglio"), [(one.name, balance(one)) for one in tonight.three]),
+    ]
+    return [(title, counted) for title, counted in tallies if counted]

@@ -1,6 +1,7 @@
-"""A match's result for the table's chat: its sides, every deal, the totals, who won and how,
-as a few lines of text and as a picture the server lays out (drawn as SVG by
-templates/matches/result.svg; the phone makes it a PNG to share, static/js/share.js).
+"""A match's result for the table's chat: its sides (Terziglio's three players), every deal,
+the totals, who won and how, as a few lines of text and as a picture the server lays out
+(drawn as SVG by templates/matches/result.svg; the phone makes it a PNG to share,
+static/js/share.js).
 
 Read in three queries and scored by `matches.rules`. The picture is laid out here in whole
 pixels; a text's width is estimated from its characters, so that a long name wraps or
@@ -18,8 +19,8 @@ from django.utils.translation import ngettext
 
 from matches import rules
 from matches.exports import export_filename
-from matches.models import DEAL_KINDS, STATUSES
-from matches.selectors.sheet import Seated, claim_said, ended_reason, match_and_sides
+from matches.models import A_MONTE, BIDS, DEAL_KINDS, STATUSES
+from matches.selectors.sheet import Seated, claim_said, ended_reason, label, match_and_sides
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,11 @@ class ResultSide:
 @dataclass(frozen=True)
 class ResultDeal:
     number: int
-    points: tuple[int, int]
-    totals: tuple[int, int]
-    tags: tuple[str, str]  # the kind of deal, on the side that swept or claimed
+    points: tuple[int, ...]  # at Terziglio, what it moved each balance by
+    totals: tuple[int, ...]  # at Terziglio, the balances after it
+    tags: tuple[str, ...]  # the kind of deal, on the side that swept or claimed
+    bid: str = ""  # at Terziglio, the bid and the card points ("solo 7–4"), or "a monte"
+    soloist: int | None = None  # at Terziglio, the seat of who played alone
 
 
 @dataclass(frozen=True)
@@ -51,14 +54,18 @@ class Result:
     table_name: str
     line: int
     started_at: datetime
-    sides: tuple[ResultSide, ResultSide]
+    sides: tuple[ResultSide, ...]  # two; at Terziglio, its three players
     deals: tuple[ResultDeal, ...]
     verdict: str  # who won and how; or that it was stopped undecided, or is being played
     file_name: str  # the picture's, as a download is named
+    terziglio: bool = False
+    to_a_line: bool = True  # Terziglio's may end after its deals, or when the table stops
 
     @property
     def score(self) -> str:
-        """ "Alice & Carla 21 – 14 Beppe & Dino" """
+        """ "Alice & Carla 21 – 14 Beppe & Dino"; at Terziglio "Anna 6 · Bruno -3 · Carla -3" """
+        if self.terziglio:
+            return " · ".join(f"{side.name} {side.total}" for side in self.sides)
         first, second = self.sides
         return f"{first.name} {first.total} – {second.total} {second.name}"
 
@@ -71,6 +78,8 @@ class Result:
         """ "Line 21 · 7 deals" """
         count = len(self.deals)
         deals = ngettext("%(count)s deal", "%(count)s deals", count) % {"count": count}
+        if not self.to_a_line:
+            return deals
         return f"{_('Line %(line)s') % {'line': self.line}} · {deals}"
 
     @property
@@ -88,14 +97,18 @@ def load_result(token: str, match_id: int) -> Result | None:
     """The result of a match seen through its table's view link: three queries (the match
     with its table and sides, its deals, its number at the table for the file's name)."""
     found = match_and_sides(token, match_id)
-    if found is None or found[0].terziglio:  # the picture is of two sides' match
+    if found is None:
         return None
     match, sides = found
     outcome = match.score(
-        [deal.entry for deal in match.deals.order_by("number")], (sides[0].name, sides[1].name)
+        [deal.entry for deal in match.deals.order_by("number")], tuple(s.name for s in sides)
     )
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
-    seats = rules.seat_order([side.players for side in seated])
+    terziglio = match.terziglio
+    if terziglio:
+        seats = [side.name for side in seated]
+    else:
+        seats = rules.seat_order([side.players for side in seated])
     status = rules.Status(match.status)
     finished = status is rules.Status.FINISHED
     return Result(
@@ -106,9 +119,11 @@ def load_result(token: str, match_id: int) -> Result | None:
             ResultSide(side.name, side.players, outcome.totals[i], finished and outcome.winner == i)
             for i, side in enumerate(seated)
         ),
-        deals=tuple(_deal(deal, seats) for deal in outcome.deals),
+        deals=tuple((_solo_deal if terziglio else _deal)(deal, seats) for deal in outcome.deals),
         verdict=_verdict(status, outcome, seated, seats),
         file_name=export_filename(match.table, "png", match),
+        terziglio=terziglio,
+        to_a_line=not terziglio or match.settings.end is rules.TerziglioEnd.LINE,
     )
 
 
@@ -120,9 +135,21 @@ def _deal(deal: rules.ScoredDeal, seats: list[str]) -> ResultDeal:
     return ResultDeal(deal.number, deal.points, deal.totals, tags)
 
 
+def _solo_deal(deal: rules.TerziglioDeal, seats: list[str]) -> ResultDeal:
+    entry = deal.entry
+    if entry.a_monte:
+        bid = label(BIDS, A_MONTE)
+    else:
+        bid = f"{label(BIDS, str(entry.bid))} {entry.card_points}–{entry.others_card_points}"
+    return ResultDeal(deal.number, deal.changes, deal.balances, ("",) * len(seats), bid,
+                      entry.soloist)  # fmt: skip
+
+
 def _verdict(
     status: rules.Status, outcome: rules.Outcome, sides: list[Seated], seats: list[str]
 ) -> str:
+    if status is rules.Status.ABANDONED and len(sides) > 2:
+        return _("Stopped, undecided: the balances stand as they are.")
     if status is rules.Status.ABANDONED:
         first, second = outcome.totals
         return _("Stopped at %(a)s–%(b)s, undecided.") % {"a": first, "b": second}
@@ -151,7 +178,7 @@ _BAND = 104  # the band on top: the table and the day
 
 PAPER, CARD, STRIPE, RULE = "#f6f4ee", "#ffffff", "#eeebe2", "#d5d2c7"
 INK, MUTED, ACCENT, ON_ACCENT, WON = "#1b1d1a", "#545a52", "#1f6f4a", "#ffffff", "#e4f3ea"
-SIDES = ("#1f5fa8", "#b03a2e")  # the sheet's own side colours
+SIDES = ("#1f5fa8", "#b03a2e", "#6b4a9e")  # the sheet's own side colours (a third's, Terziglio's)
 
 
 @dataclass(frozen=True)
@@ -300,9 +327,10 @@ def result_picture(result: Result) -> Picture:
 
 
 def _cards(result: Result, top: int) -> Picture:
-    """The two sides' cards, side by side, as high as the higher. Its height is where they
-    end."""
-    width = (WIDTH - 2 * _PAD - _GAP) // 2
+    """The sides' cards (two, or Terziglio's three), side by side, as high as the highest.
+    Its height is where they end."""
+    count = len(result.sides)
+    width = (WIDTH - 2 * _PAD - _GAP * (count - 1)) // count
     room = width - 2 * _INSET
     names = [fit(side.name, room, 52, 30, lines=3, bold=True) for side in result.sides]
     players = [
@@ -326,7 +354,8 @@ def _cards(result: Result, top: int) -> Picture:
         texts += names[i].drawn(inner, top + 12 + _INSET)
         if players[i] is not None:
             texts += players[i].drawn(inner, top + 12 + _INSET + names[i].height + 8, MUTED)
-        texts.append(Text(inner, total_y, 150, str(side.total), SIDES[i], bold=True))
+        total = fit(str(side.total), room, 150, 90, bold=True)
+        texts += total.on_baseline(inner, total_y, SIDES[i])
         if side.won:
             boxes.append(Box(inner, total_y + 24, min(badge, room), 52, ACCENT, rounded=26))
             pill = fit(won, room - 40, 30, 20, bold=True)
@@ -338,20 +367,24 @@ def _cards(result: Result, top: int) -> Picture:
 _ROWS = {1: (64, 38), 2: (54, 32), 3: (46, 26)}
 # Where a row's parts go, as parts of its column's width: the deal's number ends at 0.10;
 # each side's points are centred under its heading, in 0.12 to 0.36 and 0.36 to 0.60 (or
-# moved left, the kind of deal after them); the totals end at 0.97.
-_NUMBER, _SIDES, _TOTALS = 0.10, ((0.12, 0.36), (0.36, 0.60)), 0.97
+# moved left, the kind of deal after them); the totals end at 0.97. Terziglio's three
+# players' balances take 0.12 to 0.78, the bid what is left before 0.97.
+_NUMBER, _TOTALS = 0.10, 0.97
+_SIDES = {2: ((0.12, 0.36), (0.36, 0.60)), 3: ((0.12, 0.34), (0.34, 0.56), (0.56, 0.78))}
 
 
 def _deals(result: Result, top: int) -> Picture:
     """Every deal a row: its number, each side's points and the running totals; the side
-    that swept or claimed says so after its points. Its height is where it ends."""
+    that swept or claimed says so after its points (at Terziglio: each player's balance and
+    what the deal moved it by, then the bid). Its height is where it ends."""
     count = len(result.deals)
     columns = 1 if count <= 16 else 2 if count <= 40 else 3
     row, size = _ROWS[columns]
     width = (WIDTH - 2 * _PAD - _GAP * (columns - 1)) // columns
     rows = math.ceil(count / columns)
     head_size = max(16, size * 6 // 10)
-    span = round(width * (_SIDES[0][1] - _SIDES[0][0]))
+    spans = _SIDES[len(result.sides)]
+    span = round(width * (spans[0][1] - spans[0][0]))
     heads = [fit(side.name, span - 8, head_size, 14, lines=2, bold=True) for side in result.sides]
     head = max(name.height for name in heads) + 14
     heading = top + head - 14  # the headings' baseline
@@ -364,11 +397,11 @@ def _deals(result: Result, top: int) -> Picture:
 
         texts.append(Text(at(_NUMBER), heading, head_size, "#", MUTED, anchor="end"))
         for i, name in enumerate(heads):
-            centre = at(sum(_SIDES[i]) / 2)
+            centre = at(sum(spans[i]) / 2)
             last = round(name.size * (_ASCENT + (len(name.lines) - 1) * _LEADING))
             texts += name.drawn(centre, heading - last, SIDES[i], "middle")
-            boxes.append(Box(at(_SIDES[i][0]) + 4, top + head - 8, span - 8, 4, SIDES[i]))
-        totals = _("Totals")
+            boxes.append(Box(at(spans[i][0]) + 4, top + head - 8, span - 8, 4, SIDES[i]))
+        totals = _("Bid") if result.terziglio else _("Totals")
         texts.append(Text(at(_TOTALS), heading, head_size, totals, MUTED, anchor="end"))
         shown = result.deals[column * rows : (column + 1) * rows]
         for n, deal in enumerate(shown):
@@ -379,18 +412,42 @@ def _deals(result: Result, top: int) -> Picture:
             texts.append(
                 Text(at(_NUMBER), base, size * 3 // 4, str(deal.number), MUTED, anchor="end")
             )
-            for i, points in enumerate(deal.points):
-                start, end = at(_SIDES[i][0]), at(_SIDES[i][1])
-                if not deal.tags[i]:
-                    middle = (start + end) // 2
-                    texts.append(Text(middle, base, size, str(points), bold=True, anchor="middle"))
-                    continue
-                # Its points moved left, to leave the kind of deal room after them.
-                left = start + (end - start) * 2 // 5
-                texts.append(Text(left, base, size, str(points), bold=True, anchor="end"))
-                tag = fit(deal.tags[i], end - left - 10, size * 6 // 10, 12)
-                texts += tag.drawn(left + 6, base - tag.size, SIDES[i])
-            run = f"{deal.totals[0]}–{deal.totals[1]}"
-            texts.append(Text(at(_TOTALS), base, size, run, anchor="end"))
+            cells = _solo_cells if result.terziglio else _cells
+            texts += cells(deal, [(at(a), at(b)) for a, b in spans], at(_TOTALS), base, size)
     end = top + head + rows * row
     return Picture(WIDTH, end, tuple(boxes), tuple(texts))
+
+
+def _cells(deal: ResultDeal, spans: list[tuple[int, int]], last: int, base: int, size: int):
+    """A deal of two sides: each side's points (the kind of deal after them, on the side that
+    swept or claimed), the running totals ending at `last`."""
+    texts = []
+    for i, points in enumerate(deal.points):
+        start, end = spans[i]
+        if not deal.tags[i]:
+            middle = (start + end) // 2
+            texts.append(Text(middle, base, size, str(points), bold=True, anchor="middle"))
+            continue
+        # Its points moved left, to leave the kind of deal room after them.
+        left = start + (end - start) * 2 // 5
+        texts.append(Text(left, base, size, str(points), bold=True, anchor="end"))
+        tag = fit(deal.tags[i], end - left - 10, size * 6 // 10, 12)
+        texts += tag.drawn(left + 6, base - tag.size, SIDES[i])
+    run = f"{deal.totals[0]}–{deal.totals[1]}"
+    texts.append(Text(last, base, size, run, anchor="end"))
+    return texts
+
+
+def _solo_cells(deal: ResultDeal, spans: list[tuple[int, int]], last: int, base: int, size: int):
+    """A deal of Terziglio: each player's balance after it and, smaller, what it moved by;
+    the bid ending at `last`, in the colour of who played alone."""
+    texts = []
+    for (start, end), total, change in zip(spans, deal.totals, deal.points, strict=True):
+        middle = start + (end - start) // 2
+        texts.append(Text(middle, base, size, str(total), bold=True, anchor="end"))
+        moved = f"{change:+d}" if change else "0"
+        texts.append(Text(middle + 8, base, size * 3 // 5, moved, MUTED))
+    colour = SIDES[deal.soloist] if deal.soloist is not None else MUTED
+    bid = fit(deal.bid, last - spans[-1][1] - 8, size * 7 // 10, 12)
+    texts += bid.on_baseline(last, base, colour, "end")
+    return texts

@@ -1,4 +1,4 @@
-"""A table's stats, per player and per pair."""
+"""A table's stats, per player and per pair; a match of three's, per player."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -8,11 +8,17 @@ from django.utils.translation import ngettext
 
 from matches import rules
 from matches.models import (
+    Deal,
     Match,
     Side,
     Table,
 )
 from matches.names import pair_name, sort_key
+
+# What the stats count: a match ended; one of three stopped too (each deal was paid).
+_COUNTED = Q(status=rules.Status.FINISHED) | Q(
+    game=rules.Game.TERZIGLIO, status=rules.Status.ABANDONED
+)
 
 
 @dataclass
@@ -33,8 +39,7 @@ class Record:
 
     @property
     def win_rate(self) -> int:
-        # Half up, as people round (Python's round() takes 62.5 to 62).
-        return (200 * self.won + self.played) // (2 * self.played) if self.played else 0
+        return _share(self.won, self.played)
 
     @property
     def points_per_deal(self) -> float:
@@ -54,6 +59,37 @@ class Record:
         if last:
             return ngettext("%(n)s won", "%(n)s won", run) % {"n": run}
         return ngettext("%(n)s lost", "%(n)s lost", run) % {"n": run}
+
+
+@dataclass
+class SoloRecord:
+    """A player's matches of Terziglio: played and won, the balances they ended on added up,
+    and the deals they played alone and won."""
+
+    name: str
+    player_id: int
+    played: int = 0
+    won: int = 0
+    balance: int = 0
+    alone: int = 0
+    won_alone: int = 0
+
+    @property
+    def win_rate(self) -> int:
+        return _share(self.won, self.played)
+
+    @property
+    def alone_rate(self) -> int:
+        return _share(self.won_alone, self.alone)
+
+
+def _share(part: int, whole: int) -> int:
+    """In hundredths, half up as people round (Python's round() takes 62.5 to 62).
+
+    >>> _share(5, 8), _share(0, 0)
+    (63, 0)
+    """
+    return (200 * part + whole) // (2 * whole) if whole else 0
 
 
 @dataclass(frozen=True)
@@ -83,6 +119,8 @@ class Stats:
     chart: list[Bar]
     waiting: int  # decided by their deals but never ended: they count once they are
     games_counted: bool = False  # some match played the old stakes: games beside matches
+    terziglio: list[SoloRecord] = field(default_factory=list)  # its players, most wins first
+    terziglio_played: int = 0
 
     @property
     def longest_tied(self) -> bool:
@@ -91,25 +129,20 @@ class Stats:
 
 
 def table_stats(table: Table) -> Stats:
-    """Per player and per pair, from the finished matches: two queries (the matches with
-    what the rules stored of them, and their sides), whatever their number; a third counts
-    the matches waiting for End match."""
-    # Tressette's: a match of Terziglio has balances, not points for and against a pair.
-    tressette = Q(game=rules.Game.TRESSETTE)
-    matches = list(
-        Match.objects.filter(tressette, table=table, status=rules.Status.FINISHED).order_by(
-            "started_at", "pk"
-        )
-    )
+    """Per player and per pair, from the finished matches (and those of three stopped:
+    their balances stand): two queries (the matches with what the rules stored of them, and
+    their sides), whatever their number; a third reads who played alone in the matches of
+    three, a fourth counts the matches waiting for End match."""
+    matches = list(Match.objects.filter(_COUNTED, table=table).order_by("started_at", "pk"))
     sides: dict[int, list[Side]] = defaultdict(list)
-    finished = Side.objects.filter(
-        match__table=table, match__status=rules.Status.FINISHED, match__game=rules.Game.TRESSETTE
-    )
-    for side in finished.select_related("first_player", "second_player").order_by("position"):
+    seated = Side.objects.filter(match__in=Match.objects.filter(_COUNTED, table=table))
+    for side in seated.select_related("first_player", "second_player").order_by("position"):
         sides[side.match_id].append(side)
     players: dict[int, Record] = {}
     pairs: dict[frozenset[int], Record] = {}
-    for match in matches:
+    # A match of Terziglio has balances, not points for and against a pair: counted apart.
+    tressette = [match for match in matches if not match.terziglio]
+    for match in tressette:
         for side in sides[match.pk]:
             for record in _records(side, players, pairs):
                 _count(record, match, side.position)
@@ -119,8 +152,9 @@ def table_stats(table: Table) -> Stats:
         Longest(m.pk, tuple(s.name for s in sides[m.pk])) for m in matches if m.deal_count == most
     ]
     player_list = sorted(players.values(), key=by_wins)
+    terziglio = [match for match in matches if match.terziglio]
     waiting = Match.objects.filter(
-        tressette, table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
+        table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
     )
     return Stats(
         matches_played=len(matches),
@@ -130,8 +164,34 @@ def table_stats(table: Table) -> Stats:
         longest_deals=most,
         chart=_bars(player_list),
         waiting=waiting.count(),
-        games_counted=any(match.stakes for match in matches),
+        games_counted=any(match.stakes for match in tressette),
+        terziglio=sorted(_solo_records(table, terziglio, sides), key=by_wins),
+        terziglio_played=len(terziglio),
     )
+
+
+def _solo_records(table: Table, matches: list[Match], sides: dict) -> list[SoloRecord]:
+    """Each player's record in these matches of three: one query, their deals played alone
+    (none when there are no such matches)."""
+    if not matches:
+        return []
+    records: dict[int, SoloRecord] = {}
+    seat_of: dict[tuple[int, int], SoloRecord] = {}  # (match, seat) -> its player's
+    for match in matches:
+        for side in sides[match.pk]:
+            player = side.first_player
+            record = records.setdefault(player.pk, SoloRecord(player.name, player.pk))
+            record.played += 1
+            record.won += match.winner == side.position
+            record.balance += match.totals[side.position]
+            seat_of[match.pk, side.position] = record
+    of_three = Match.objects.filter(_COUNTED, table=table, game=rules.Game.TERZIGLIO)
+    alone = Deal.objects.filter(match__in=of_three, side__isnull=False)
+    for match_id, seat, bid, cards in alone.values_list("match", "side", "bid", "card_points"):
+        record = seat_of[match_id, seat]
+        record.alone += 1
+        record.won_alone += bool(rules.TerziglioEntry(seat, bid, *cards).soloist_won)
+    return list(records.values())
 
 
 def _records(side: Side, players: dict, pairs: dict) -> list[Record]:

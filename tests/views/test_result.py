@@ -222,3 +222,60 @@ def test_a_cappottone_is_shared_naming_the_player_who_swept_alone(client, langua
     sheet = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]),
                               HTTP_ACCEPT_LANGUAGE=language))  # fmt: skip
     assert one(sheet, "textarea#result-text").get_text().splitlines()[1] == how
+
+
+# --- Terziglio ------------------------------------------------------------------------------
+
+LONG = "Carla Maria Santangelo di Roccaforte"
+
+
+def finish_terziglio(*entries, terms=None, stop=False):
+    """A match of three (to the line, by default), its `entries` played, then ended (or
+    stopped)."""
+    players = [["Anna"], ["Bruno"], [LONG]]
+    terms = terms or rules.TerziglioTerms()
+    match = services.start_match(table=TableFactory(), players=players, settings=terms)
+    for number, entry in enumerate(entries, start=1):
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
+    (services.stop_match if stop else services.end_match)(match=match)
+    return match
+
+
+def test_a_match_of_terziglio_is_shared_with_its_three_balances_and_every_bid(client):
+    bid = rules.Bid
+    match = finish_terziglio(
+        rules.TerziglioEntry(0, bid.CHIAMO, 7),
+        rules.TerziglioEntry(),
+        rules.TerziglioEntry(2, bid.SOLISSIMO, 10),  # 9 tripled from each: 51, past the line
+    )
+    svg, texts = drawn(client.get(picture_url(match), HTTP_ACCEPT_LANGUAGE="en"))
+    bold = [text for text in svg.iter(f"{SVG}text") if text.get("font-weight") == "700"]
+    large = [text.text for text in bold if int(text.get("font-size")) >= 90]
+    assert large == ["-21", "-30", "51"]
+    room = (1080 - 2 * 48 - 2 * 24) // 3 - 2 * 28  # a third of the picture, less margins
+    assert all(result.text_width(t.text, int(t.get("font-size")), True) <= room for t in bold
+               if t.get("x") == str(48 + 2 * (room + 2 * 28 + 24) + 28))  # fmt: skip
+    said = " ".join(texts)
+    assert f"{LONG} won the match" in said and "Line 21 · 3 deals" in said
+    # Each deal: its number, each balance after it and what it moved by; the bid.
+    rows = texts[texts.index("Bid") + 1 :]
+    assert rows[:8] == ["1", "6", "+6", "-3", "-3", "-3", "-3", "chiamo 7–4"]
+    assert rows[8:16] == ["2", "6", "0", "-3", "0", "-3", "0", "a monte"]
+    assert rows[16:24] == ["3", "-21", "-27", "-30", "-27", "51", "+54", "solissimo 10–1"]
+    assert svg.find(f"{SVG}title").text.splitlines()[0] == f"Anna -21 · Bruno -30 · {LONG} 51"
+    sheet = parsed(client.get(reverse("match", args=[match.table.viewer_token, match.pk]),
+                              HTTP_ACCEPT_LANGUAGE="en"))  # fmt: skip
+    shared = one(sheet, "textarea#result-text").get_text().splitlines()
+    assert shared[:2] == [
+        f"Anna -21 · Bruno -30 · {LONG} 51",
+        f"{LONG} won the match (reached the line).",
+    ]
+
+
+def test_a_match_of_terziglio_stopped_is_shared_as_it_stood(client):
+    flat = rules.TerziglioTerms(rules.Payment.FLAT, rules.TerziglioEnd.DEALS, deals=6)
+    match = finish_terziglio(rules.TerziglioEntry(1, rules.Bid.SOLO, 8), terms=flat, stop=True)
+    _svg, texts = drawn(client.get(picture_url(match), HTTP_ACCEPT_LANGUAGE="en"))
+    said = " ".join(texts)
+    assert "Stopped, undecided: the balances stand as they are." in said
+    assert "1 deal" in said and "Line" not in said  # played to a number of deals
