@@ -63,21 +63,21 @@ class DealInline(admin.TabularInline):
     model = Deal
     extra = 0
     can_delete = False
-    fields = ["number", "kind", "side", "card_points", "declared_points", "points"]
+    fields = ["number", "kind", "bid", "side", "card_points", "declared_points", "points"]
     readonly_fields = fields
 
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyAdmin):
-    list_display = ["id", "table", "status", "line", "winner", "end_reason", "started_at"]
-    list_filter = ["status", "end_reason", "line"]
+    list_display = ["id", "table", "game", "status", "line", "winner", "end_reason", "started_at"]
+    list_filter = ["game", "status", "end_reason", "line"]
     list_select_related = ["table"]
     inlines = [SideInline, DealInline]
 
 
 @admin.register(Deal)
 class DealAdmin(ReadOnlyAdmin):
-    list_display = ["match", "number", "kind", "card_points", "declared_points", "points"]
+    list_display = ["match", "number", "kind", "bid", "card_points", "declared_points", "points"]
     list_select_related = ["match"]
 
 

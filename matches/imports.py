@@ -533,12 +533,14 @@ def _entry(raw: object, where: str, number: int, terziglio: bool = False) -> rul
         raise  # not reached: each check above raises for the part at fault
 
 
-def _result_message(where: str, error: rules.RuleError, side_names: tuple[str, str]) -> str:
-    """A result at odds with the deals, naming sides and end reasons in words."""
+def _result_message(where: str, error: rules.RuleError, side_names: tuple[str, ...]) -> str:
+    """A result at odds with the deals, naming sides (Terziglio's players) and end reasons
+    in words."""
     params = dict(error.params)
     if error.part == "winner":
         given = params["given"]
-        params["given"] = side_names[given] if given in (0, 1) else _shown(given)
+        named = type(given) is int and 0 <= given < len(side_names)
+        params["given"] = side_names[given] if named else _shown(given)
         params["winner"] = side_names[params["winner"]]
     elif error.part == "reason":
         params.update(given=_reason(params["given"]), reason=_reason(params["reason"]))

@@ -90,6 +90,14 @@ def test_an_import_checks_each_deal_of_terziglio_by_its_rules():
                                        "card_points": [7, 4], "declared_points": [0, 0],
                                        "points": [7, 4]}  # fmt: skip
     assert refused(wrong) == ["Match 1, deal 1: this deal is not of this match's game."]
+    wrong = copy.deepcopy(document)
+    wrong["matches"][0]["winner"] = 0  # Carla won it
+    assert refused(wrong)[0].startswith("Match 1: ")
+    assert "Anna" in refused(wrong)[0] and "Carla" in refused(wrong)[0]
+    # The third player named too, as the winner given.
+    error = rules.RuleError("result_winner", {"given": 2, "winner": 0}, part="winner")
+    said = imports._result_message("Match 1", error, ("Anna", "Bruno", "Carla"))
+    assert "Carla" in said and "Anna" in said and "2" not in said
 
 
 def test_the_csv_of_a_table_that_played_terziglio_has_its_columns_after_the_rest():
@@ -255,3 +263,17 @@ def test_tonight_adds_up_the_balances_of_the_matches_of_three_ended_or_stopped(c
     assert rows == ["Carla 1 +49", "Anna 0 -14", "Bruno 0 -35"]
     drawn = [text.text for text in selectors.tonight_picture(tonight).texts]
     assert drawn[-8:-1] == ["Terziglio", "Carla", "+49 · 1 won", "Anna", "-14", "Bruno", "-35"]
+
+
+def test_a_deal_is_edited_to_a_monte_by_its_own_button(client, scoring):
+    match, sheet_url = scoring
+    play(match, TerziglioEntry(0, Bid.CHIAMO, 7), TerziglioEntry(1, Bid.SOLO, 5))
+    page = parsed(client.get(sheet_url + "deals/1/edit", HTTP_ACCEPT_LANGUAGE="en"))
+    assert words(one(page, "#a-monte")) == "All passed: a monte"
+    edit = {"game": "terziglio", "number": 1, "deal": value(page, "deal"),
+            "version": value(page, "version"), "soloist": "0", "bid": "chiamo",
+            "card_pad": "7"}  # fmt: skip
+    client.post(sheet_url + "deals/1/edit", {**edit, "a_monte": "1"}, HTTP_ACCEPT_LANGUAGE="en")
+    match = Match.objects.get(pk=match.pk)
+    assert match.deals.get(number=1).bid == "a_monte"
+    assert match.totals == (2, -4, 2)  # only Bruno's solo lost 5-6 is paid now

@@ -40,3 +40,19 @@ def test_password_tries_at_the_admin_are_limited_per_address(client, django_user
     right = {"username": "boss", "password": "a long and right password"}
     assert client.post("/admin/login/", right).status_code == 429  # not even the right one
     assert client.get("/admin/login/").status_code == 200  # the page itself still opens
+
+
+def test_the_admin_says_a_match_s_game_and_a_deal_s_bid(admin_client):
+    from matches import rules, services
+
+    table = services.create_table(name="Bar Sport")
+    match = services.start_match(
+        table=table, players=[["Anna"], ["Bruno"], ["Carla"]], settings=rules.TerziglioTerms()
+    )
+    entry = rules.TerziglioEntry(1, rules.Bid.SOLO, 5)
+    services.record_deal(match_id=match.pk, number=1, entry=entry)
+    listed = admin_client.get("/admin/matches/match/?game=terziglio").content.decode()
+    assert "Terziglio" in listed and f"/admin/matches/match/{match.pk}/" in listed
+    shown = admin_client.get(f"/admin/matches/match/{match.pk}/change/").content.decode()
+    assert "solo" in shown
+    assert "solo" in admin_client.get("/admin/matches/deal/").content.decode()
