@@ -102,7 +102,9 @@ def screenshot():
     def save(page, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # A whole tall page at twice the pixels is slow to draw on a busy machine: it is given
+        # longer than the default wait for an event, and still fails if it never comes.
+        page.screenshot(path=str(path), full_page=True, timeout=60_000)
         return path
 
     return save
