@@ -207,9 +207,15 @@ class Seats(forms.RadioSelect):
 
 
 class Chips(forms.RadioSelect):
-    """Radio choices drawn as chips, a tap each."""
+    """Radio choices drawn as chips, a tap each. A chip's radio sits in its label, so it
+    needs no id of its own: a sheet draws tens of them, every byte on its first load."""
 
     template_name = "matches/widgets/chips.html"
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        option["attrs"].pop("id", None)
+        return option
 
 
 class Kinds(Chips):
@@ -239,7 +245,7 @@ class Players(Chips):
         return option
 
 
-class Pad(forms.RadioSelect):
+class Pad(Chips):
     """A side's card points as a pad of big keys, a tap each: no keyboard opens."""
 
     template_name = "matches/widgets/pad.html"
@@ -652,7 +658,6 @@ class DealForm(NextDeal):
         for side, name in enumerate(side_names):
             self.fields[f"card_points_{side}"].widget.attrs["data-card-points"] = side
             self.fields[f"card_points_{side}"].template_name = "matches/fields/typed.html"
-            self.fields[f"card_pad_{side}"].widget.attrs["data-pad"] = side
             declared = self.fields[f"declared_points_{side}"]
             declared.template_name = "matches/fields/declarations.html"
             declared.side_name, declared.chips = name, self.CHIPS

@@ -290,7 +290,6 @@ class Sheet:
         connection (JSON): offline.js draws them from this and the rules' data and words
         (views/site.offline_words); the server checks each deal when it arrives."""
         state = {
-            "game": str(self.game),
             "number": self.next_number,
             "dealers": self.dealers,
             "dealer": self.dealer_index,
@@ -298,9 +297,10 @@ class Sheet:
             "sides": self.side_names,
             "another": self.another_deal,
         }
-        if self.terziglio:
+        if self.terziglio:  # offline.js reads a sheet that names no game as Tressette's
             terms = self.settings
             state |= {
+                "game": str(self.game),
                 # What decides a match once a deal is added (offline.js: settleSolo).
                 "line": terms.line if terms.end is rules.TerziglioEnd.LINE else None,
                 "deals": terms.deals if terms.end is rules.TerziglioEnd.DEALS else None,

@@ -58,14 +58,16 @@ def manifest(request: HttpRequest, language: str) -> HttpResponse:
                 "The score of your Tressette matches, on every phone at the table."
             ),
         }
+    # "any" is an icon's purpose unless it says another: only the maskable one says it.
     icons = [
-        {"src": static(name), "sizes": sizes, "type": kind, "purpose": purpose}
+        {"src": static(name), "sizes": sizes, "type": kind}
+        | ({"purpose": purpose} if purpose != "any" else {})
         for name, sizes, kind, purpose in _ICONS
     ]
     response = JsonResponse(
         {**names, **_INSTALLED, "icons": icons},
         content_type="application/manifest+json",
-        json_dumps_params={"ensure_ascii": False},
+        json_dumps_params={"ensure_ascii": False, "separators": (",", ":")},
     )
     response["Content-Language"] = language  # the address's, not the phone's
     patch_cache_control(response, public=True, max_age=24 * 3600)

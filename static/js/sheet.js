@@ -134,14 +134,14 @@
   // holds, none for what no key says ("7⅓"). A key tapped is that side's card points, the
   // other side's filled in: a tap is a pick, so the last side tapped is the one counted
   // (typed in both fields, both are kept, and the server checks that they add up).
-  function keys(side) { return form().querySelectorAll('input[data-pad="' + side + '"]'); }
+  function keys(side) { return form().querySelectorAll('input[name="card_pad_' + side + '"]'); }
   function showOnPad(field) {
     var value = field.value.trim();
     keys(field.dataset.cardPoints).forEach(function (key) { key.checked = key.value === value; });
   }
   function tapped(key) {
     var fields = cardFields();
-    var field = fields[Number(key.dataset.pad)];
+    var field = fields[Number(key.name.slice(-1))]; // card_pad_0, card_pad_1
     field.value = key.value;
     field.dataset.typed = "1";
     delete fields[field === fields[0] ? 1 : 0].dataset.typed;
@@ -252,7 +252,7 @@
   document.addEventListener("change", function (event) {
     var f = form();
     if (!f || !f.contains(event.target)) return;
-    if (event.target.hasAttribute("data-pad")) {
+    if (/^card_pad_\d$/.test(event.target.name)) {
       markTyping();
       tapped(event.target);
     } else if (event.target.name === "kind") {
@@ -291,11 +291,12 @@
     count.querySelector("button[name=count]").click();
   });
 
-  // How far below the screen's foot the next deal's keys end, the sticky Save under them
-  // (the last pad: on the narrowest phones the sides' pads are one under the other).
+  // How far below the screen's foot the next deal's keys end, the sticky Save's bar under
+  // them (the last pad: on the narrowest phones the sides' pads are one under the other).
   function keysBelow() {
     var pads = form() ? form().querySelectorAll(".pad") : [];
-    var save = parseFloat(getComputedStyle(document.documentElement).scrollPaddingBottom) || 0;
+    var bar = form() && form().querySelector(".save-bar");
+    var save = bar ? bar.offsetHeight : 0;
     if (!pads.length) return 0;
     return pads[pads.length - 1].getBoundingClientRect().bottom + save - innerHeight;
   }
@@ -320,7 +321,24 @@
     if (!entry || entry.type !== "navigate" || focused) return;
     var totals = document.getElementById("live").getBoundingClientRect().top - 0.5;
     window.scrollBy(0, Math.max(document.querySelector("#deal-rows tr") ? totals : 0, keysBelow()));
+    clearOfSave();
   });
+  // A control the Save bar's top edge cuts as the sheet opens would show a sliver too thin
+  // to tap: the bar reaches up over it (keys stay clear) until the sheet is scrolled.
+  function clearOfSave() {
+    var bar = form() && form().querySelector(".save-bar"), over = 0;
+    if (!bar) return;
+    var edge = bar.getBoundingClientRect().top;
+    form().querySelectorAll("button, summary, label, input").forEach(function (control) {
+      var box = control.getBoundingClientRect();
+      if (box.top < edge && box.bottom > edge) over = Math.max(over, edge - box.top);
+    });
+    if (!over || keysBelow() + over > 0) return;
+    bar.style.paddingTop = "calc(.5rem + " + over + "px)"; // app.css's, and the sliver
+    requestAnimationFrame(function () { // after the scroll that opened the sheet is told
+      addEventListener("scroll", function () { bar.style.paddingTop = ""; }, { once: true });
+    });
+  }
 
   // After a save (never after a poll), focus goes to the first field with an error (to what
   // is said of a deal's field, which a keyboard would cover), or to the message that says

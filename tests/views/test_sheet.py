@@ -907,7 +907,6 @@ def test_the_deal_form_says_where_the_sheet_stands_for_a_phone_offline(scorer, s
     form = one(parsed(scorer.get(sheet_url, **EN)), "#deal-form")
     offline = json.loads(one(form, "#offline-data").get_text())
     assert offline == {
-        "game": "tressette",
         "number": 2,
         "dealers": ["Alice", "Beppe", "Carla", "Dino"],
         "dealer": 1,

@@ -41,7 +41,7 @@ def test_the_manifest_makes_the_app_installable_under_a_name_in_the_page_languag
     )
     assert manifest["display"] == "standalone"
     assert manifest["theme_color"] and manifest["start_url"] == "/"
-    purposes = {icon["purpose"] for icon in manifest["icons"]}
+    purposes = {icon.get("purpose", "any") for icon in manifest["icons"]}  # "any" unless said
     assert {"any", "maskable"} <= purposes
     for icon in manifest["icons"]:
         assert finders.find(icon["src"].removeprefix(settings.STATIC_URL))
