@@ -208,14 +208,21 @@ def _tonight_sides(table: Q, began: datetime):
     )
 
 
-def _tonight(table: Table, sides: list[Side]) -> Tonight:
+def _by_match(sides: list[Side]) -> tuple[list, list]:
+    """Tonight's matches with their sides, in the order played: Tressette's, and apart those
+    of three (Terziglio's: balances, no series nor pairs)."""
     matches: list[tuple[Match, list[Side]]] = []
-    three: list[tuple[Match, list[Side]]] = []  # Terziglio's: balances, no series nor pairs
+    three: list[tuple[Match, list[Side]]] = []
     for side in sides:
         played_by = three if side.match.terziglio else matches
         if not played_by or played_by[-1][0].pk != side.match_id:
             played_by.append((side.match, []))
         played_by[-1][1].append(side)
+    return matches, three
+
+
+def _tonight(table: Table, sides: list[Side]) -> Tonight:
+    matches, three = _by_match(sides)
     played = [
         rules.Played(
             tuple(tuple(p.pk for p in side.players) for side in pair),
