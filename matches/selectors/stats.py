@@ -187,10 +187,10 @@ def _solo_records(table: Table, matches: list[Match], sides: dict) -> list[SoloR
             seat_of[match.pk, side.position] = record
     of_three = Match.objects.filter(_COUNTED, table=table, game=rules.Game.TERZIGLIO)
     alone = Deal.objects.filter(match__in=of_three, side__isnull=False)
-    for match_id, seat, bid, cards in alone.values_list("match", "side", "bid", "card_points"):
-        record = seat_of[match_id, seat]
+    for deal in alone.only("match", "side", "bid", "card_points"):
+        record = seat_of[deal.match_id, deal.side]
         record.alone += 1
-        record.won_alone += bool(rules.TerziglioEntry(seat, bid, *cards).soloist_won)
+        record.won_alone += bool(deal.entry.soloist_won)
     return list(records.values())
 
 

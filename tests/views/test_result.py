@@ -253,8 +253,9 @@ def test_a_match_of_terziglio_is_shared_with_its_three_balances_and_every_bid(cl
     large = [text.text for text in bold if int(text.get("font-size")) >= 90]
     assert large == ["-21", "-30", "51"]
     room = (1080 - 2 * 48 - 2 * 24) // 3 - 2 * 28  # a third of the picture, less margins
-    assert all(result.text_width(t.text, int(t.get("font-size")), True) <= room for t in bold
-               if t.get("x") == str(48 + 2 * (room + 2 * 28 + 24) + 28))  # fmt: skip
+    third = [t for t in bold if t.get("x") == str(48 + 2 * (room + 2 * 28 + 24) + 28)]
+    assert [t.text for t in third][:3] == ["Carla Maria", "Santangelo", "di Roccaforte"]
+    assert all(result.text_width(t.text, int(t.get("font-size")), True) <= room for t in third)
     said = " ".join(texts)
     assert f"{LONG} won the match" in said and "Line 21 · 3 deals" in said
     # Each deal: its number, each balance after it and what it moved by; the bid.
