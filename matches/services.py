@@ -8,14 +8,13 @@ the rules' own RuleError or DealInvalid.
 """
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.db.models import F, Q
 from django.utils import timezone
@@ -193,30 +192,15 @@ def _leaves_play(match: Match) -> None:
     table.update(revision=F("revision") + 1)
 
 
-@dataclass(frozen=True)
-class Phone:
-    """The phone asking for a change, as its view knows it: the view link in its address,
-    and whether it may change a table (views.access)."""
-
-    viewer_token: str
-    may_change: Callable[[Table], bool]
-
-
-def _lock(match_id: int, phone: Phone | None = None) -> Match:
+def _lock(match_id: int, table: Table | None = None) -> Match:
     """The match, read with its row locked until the transaction ends: every change to a
     match starts here, so changes to one match take turns. PostgreSQL takes a row lock; on
-    SQLite writers take turns already (see matches.db).
-
-    Asked for by `phone`, the match is read through its view link, with its table: one not
-    seen through it raises Match.DoesNotExist, one the phone may not change PermissionDenied.
-    """
+    SQLite writers take turns already (see matches.db). Asked for at `table` (the table a
+    phone's address names), a match of another table raises Match.DoesNotExist."""
     matches = Match.objects.select_for_update(no_key=True, of=("self",))
-    if phone is None:
+    if table is None:
         return matches.get(pk=match_id)
-    seen = matches.select_related("table").get(pk=match_id, table__viewer_token=phone.viewer_token)
-    if not phone.may_change(seen.table):
-        raise PermissionDenied
-    return seen
+    return matches.get(pk=match_id, table_id=table.pk)
 
 
 def _open(match: Match) -> None:
@@ -482,18 +466,18 @@ def record_deal(
     idempotency_key: str = "",
     by: str = "",
     action: str = Action.DEAL_RECORDED,
-    phone: Phone | None = None,
+    table: Table | None = None,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made; of a
     deal deleted since, DeletedSince. Another phone's deal already at `number` raises
     DealConflict; nothing is written. `action` is what the log calls it (a deal put back
-    is logged as restored). Sent by a `phone`, the match is read as it may see and change
-    it (_lock): a save reads it once.
+    is logged as restored). Sent from a `table`'s page, a match of another table is not
+    found (_lock).
     """
     try:
-        return _record(match_id, number, entry, idempotency_key, by, action, phone)
+        return _record(match_id, number, entry, idempotency_key, by, action, table)
     except IntegrityError:
         # The key is a deal's already: a retry of a deal saved under the number before. The
         # insert said so, and its transaction is undone; what became of the key is read anew.
@@ -510,9 +494,9 @@ def _record(
     idempotency_key: str,
     by: str,
     action: str,
-    phone: Phone | None,
+    table: Table | None,
 ) -> Recorded:
-    match = _lock(match_id, phone)
+    match = _lock(match_id, table)
     _of_its_game(match, entry)
     if not _plainly_next(match, number) and (
         retried := _retry_of(match, entry, idempotency_key, action)

@@ -1,7 +1,6 @@
 import re
 
 import pytest
-from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -71,41 +70,37 @@ def test_a_deletion_under_a_key_is_found_by_the_number_its_deal_had():
 def test_a_save_reads_the_match_once_locked_then_writes_the_deal_its_log_entry_and_revision():
     match = MatchFactory()
     services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
-    phone = services.Phone(match.table.viewer_token, lambda table: table.pk == match.table_id)
     with CaptureQueriesContext(connection) as done:
         services.record_deal(match_id=match.pk, number=2, entry=entry(5, 6),
-                             idempotency_key="k", phone=phone)  # fmt: skip
+                             idempotency_key="k", table=match.table)  # fmt: skip
     statements = [query["sql"] for query in done.captured_queries
                   if not query["sql"].startswith(("SAVEPOINT", "RELEASE"))]  # fmt: skip
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     written = [re.match(r'(UPDATE|INSERT INTO) "?(\w+)', sql).groups()
                for sql in statements[len(reads):]]  # fmt: skip
     assert statements[: len(reads)] == reads  # every read before the first write
-    assert len(reads) == 1  # the match, with its table (the phone's view link, its right)
-    assert re.search(rf'FROM "?{Match._meta.db_table}"? INNER JOIN', reads[0])
+    assert len(reads) == 1  # the match, of the table its page is at: no join
+    assert re.search(rf'FROM "?{Match._meta.db_table}"? WHERE', reads[0])
+    assert "table_id" in reads[0].split("WHERE", 1)[1]
     if connection.vendor == "postgresql":
         assert reads[0].endswith(f'FOR NO KEY UPDATE OF "{Match._meta.db_table}"')
     assert written == [("INSERT INTO", Deal._meta.db_table), ("INSERT INTO", Change._meta.db_table),
                        ("UPDATE", Match._meta.db_table)]  # fmt: skip
 
 
-def test_a_save_from_a_phone_that_may_not_change_the_table_writes_nothing():
+def test_a_save_at_another_tables_page_writes_nothing():
     match = MatchFactory()
-    phone = services.Phone(match.table.viewer_token, lambda table: False)
-    with pytest.raises(PermissionDenied):
-        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5), phone=phone)
-    other_link = services.Phone(MatchFactory().table.viewer_token, lambda table: True)
     with pytest.raises(Match.DoesNotExist):
-        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5), phone=other_link)
+        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5),
+                             table=MatchFactory().table)  # fmt: skip
     assert not Deal.objects.filter(match=match).exists()
     assert not Change.objects.filter(match=match, action=Action.DEAL_RECORDED).exists()
 
 
 def test_a_deal_refused_is_said_in_the_sides_names():
     match = MatchFactory()
-    phone = services.Phone(match.table.viewer_token, lambda table: True)
     with pytest.raises(rules.DealInvalid) as refused:
-        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 4), phone=phone)
+        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 4), table=match.table)
     names = list(match.sides.values_list("name", flat=True))
     assert any(name in str(refused.value) for name in names)
 

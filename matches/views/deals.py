@@ -2,8 +2,6 @@
 edited, deleted (Undo puts its points back in the form) and restored. Answers are the
 sheet's (views/sheet.py): the same template, the same read model."""
 
-from functools import partial
-
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -24,11 +22,11 @@ from matches.models import Deal, Match, entry_from_document
 from matches.views.access import (
     DELETED,
     by,
-    can_score,
     done,
     plain_number,
     posted,
     scorer_match,
+    scorer_table,
     table_page,
 )
 from matches.views.sheet import (
@@ -62,11 +60,11 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     if not typed.is_valid():
         return _refused(request, token, match_id)
     data = typed.cleaned_data
-    phone = services.Phone(token, partial(can_score, request))
+    table = scorer_table(request, token)
     try:
         recorded = services.record_deal(match_id=match_id, number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],
-                                        by=by(request), phone=phone)  # fmt: skip
+                                        by=by(request), table=table)  # fmt: skip
     except Match.DoesNotExist:
         raise Http404 from None
     except rules.DealInvalid as invalid:

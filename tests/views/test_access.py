@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import services
+from tests.factories import MatchFactory
 from tests.html import parsed
 from tests.views.conftest import deal_data
 
@@ -64,6 +65,18 @@ def test_post_only_urls_refuse_get_in_words(scorer, match, worked):
         assert response["Allow"] == "POST"
         assert response["X-Robots-Tag"] == "noindex, nofollow"  # still a secret table page
         assert "Nothing was changed: go back to the page and use its buttons." in response.text
+
+
+def test_a_deal_sent_to_a_match_of_another_table_is_a_404_and_nothing_is_kept(scorer, match):
+    """A scorer at both tables sends a deal of one table's match under the other's address."""
+    other = MatchFactory()
+    scorer.post(reverse("join", args=[other.table.scorer_token]))
+    url = reverse("record_deal", args=[match.table.viewer_token, other.pk])
+    assert scorer.post(url, deal_data(number=1)).status_code == 404
+    assert not other.deals.exists()
+    assert scorer.post(reverse("record_deal", args=[other.table.viewer_token, other.pk]),
+                       deal_data(number=1)).status_code == 302  # fmt: skip
+    assert other.deals.count() == 1
 
 
 @pytest.mark.parametrize("huge", ["9223372036854775808", "1" + "0" * 30])
