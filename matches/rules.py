@@ -37,6 +37,7 @@ class Game(StrEnum):
 
     TRESSETTE = "tressette"
     TERZIGLIO = "terziglio"
+    A_PERDERE = "a_perdere"  # three to five, each for themselves: the fewest points win
 
 
 class DealKind(StrEnum):
@@ -70,6 +71,8 @@ class EndReason(StrEnum):
     STRAMAZZONE = "stramazzone"
     CLAIM = "claim"
     DEALS = "deals"  # Terziglio: the agreed number of deals played, the highest balance won
+    LAST_IN = "last_in"  # a perdere: every other player reached the line
+    LOWEST = "lowest"  # a perdere: one reached the line, and the lowest total won
 
 
 class Status(StrEnum):
@@ -1828,11 +1831,10 @@ def a_perdere_totals(players: int, fractions: Fractions = Fractions.OWN) -> froz
 
 
 @dataclass(frozen=True)
-class APerdereRules:
-    """What the table agreed: its players (3 to 5), the line, how the match ends, what
-    becomes of the fractions, and whether it plays the reversed sweep."""
+class APerdereTerms:
+    """What a table playing a perdere agrees before a match: the line, how the match ends,
+    what becomes of the fractions, and whether it plays the reversed sweep."""
 
-    player_names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
     line: int = DEFAULT_LINE
     end: APerdereEnd = APerdereEnd.LAST_IN
     fractions: Fractions = Fractions.OWN
@@ -1840,6 +1842,28 @@ class APerdereRules:
 
     def __post_init__(self) -> None:
         check_line(self.line)
+        object.__setattr__(self, "end", APerdereEnd(self.end))
+        object.__setattr__(self, "fractions", Fractions(self.fractions))
+
+    def as_dict(self) -> dict:
+        """As the change log keeps them."""
+        return {"line": self.line, "end": str(self.end), "fractions": str(self.fractions),
+                "reversed_sweep": self.reversed_sweep}  # fmt: skip
+
+    @property
+    def end_reason(self) -> EndReason:
+        """How a match played to these terms is won, as the result says it."""
+        return EndReason.LAST_IN if self.end is APerdereEnd.LAST_IN else EndReason.LOWEST
+
+
+@dataclass(frozen=True)
+class APerdereRules(APerdereTerms):
+    """The terms, and the players' names (3 to 5), which the messages use."""
+
+    player_names: tuple[str, ...] = ("Player 1", "Player 2", "Player 3", "Player 4")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
         if len(self.player_names) not in A_PERDERE_PLAYERS:
             params = {
                 "min": A_PERDERE_PLAYERS[0],
@@ -1848,8 +1872,6 @@ class APerdereRules:
             }
             raise RuleError("a_perdere_players", params, part="players")
         object.__setattr__(self, "player_names", tuple(self.player_names))
-        object.__setattr__(self, "end", APerdereEnd(self.end))
-        object.__setattr__(self, "fractions", Fractions(self.fractions))
 
     @property
     def players(self) -> int:
@@ -1915,8 +1937,50 @@ class APerdereDeal:
 
 @dataclass(frozen=True)
 class APerdereOutcome:
+    """Where a match a perdere stands after its deals; read as an Outcome is (totals, winner,
+    decided, reason, needs), so that what ends, stops or lists a match reads any."""
+
     deals: tuple[APerdereDeal, ...]
     standing: APerdereStanding
+    reason: EndReason | None = None
+    line: int = DEFAULT_LINE
+    claimer = swept_alone = None  # no claims, no sweeps of a side
+    both_at_line = False
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return self.standing.totals
+
+    @property
+    def another_deal(self) -> bool:
+        """The line is reached, by a player still in, and those level at the lowest play on."""
+        at_line = any(self.totals[seat] >= self.line for seat in self.standing.still_in)
+        return at_line and not self.decided
+
+    @property
+    def needs(self) -> tuple[int, ...]:
+        """What each player still in may yet take before the line; 0 for one out."""
+        out = self.standing.out_after
+        return tuple(
+            0 if out[seat] is not None else max(0, self.line - total)
+            for seat, total in enumerate(self.totals)
+        )
+
+    @property
+    def winner(self) -> int | None:
+        return self.standing.winner
+
+    @property
+    def decided(self) -> bool:
+        return self.standing.decided
+
+    @property
+    def next_dealer(self) -> int:
+        return self.standing.next_dealer
+
+    @property
+    def next_number(self) -> int:
+        return self.standing.deals + 1
 
 
 def a_perdere_errors(
@@ -2072,6 +2136,8 @@ def evaluate_a_perdere(
     """
     _check_first_dealer(first_dealer, rules.players)
     start = APerdereStanding((0,) * rules.players, next_dealer=first_dealer)
-    return APerdereOutcome(
-        *_play_out(next_a_perdere_deal, rules, start, entries, checked_from=checked_from)
+    deals, standing = _play_out(
+        next_a_perdere_deal, rules, start, entries, checked_from=checked_from
     )
+    reason = rules.end_reason if standing.decided else None
+    return APerdereOutcome(deals, standing, reason, rules.line)

@@ -11,7 +11,9 @@ from matches.rules import (
     APerdereEntry,
     APerdereRules,
     APerdereStanding,
+    APerdereTerms,
     DealInvalid,
+    EndReason,
     Fractions,
     RuleError,
     a_perdere_errors,
@@ -303,6 +305,43 @@ def test_by_the_tables_choice_a_tie_for_the_lowest_plays_another_deal():
     assert (after.totals, after.winner) == ((22, 12, 17, 12), None)
     _, after = next_a_perdere_deal(rules, after, APerdereEntry((2, 5, 3, 0)))
     assert (after.totals, after.winner) == ((24, 17, 20, 12), DINO)
+
+
+def test_the_outcome_reads_as_an_outcome_of_two_sides_does():
+    """What ends, stops or lists a match reads an outcome a perdere as it reads Tressette's."""
+    entries = [APerdereEntry((5, 3, 2, 0)), APerdereEntry((0, 0, 0, 11), sweeper=DINO)]
+    playing = evaluate_a_perdere(RULES, entries)
+    assert (playing.totals, playing.winner, playing.decided, playing.reason) == (
+        (16, 14, 13, 0), None, False, None)  # fmt: skip
+    assert playing.needs == (5, 7, 8, 21)
+    assert (playing.another_deal, playing.next_number, playing.next_dealer) == (False, 3, CARLA)
+    entries += [APerdereEntry((6, 1, 2, 1)), APerdereEntry((0, 7, 1, 2))]
+    entries += [APerdereEntry((0, 0, 5, 6))]
+    won = evaluate_a_perdere(RULES, entries)
+    assert (won.winner, won.decided, won.reason, won.another_deal) == (
+        DINO, True, EndReason.LAST_IN, False)  # fmt: skip
+    assert won.needs == (0, 0, 0, 12)  # who is out needs nothing more
+
+
+def test_a_tie_for_the_lowest_at_the_line_is_another_deal():
+    lowest = APerdereRules(player_names=NAMES, end=APerdereEnd.LOWEST)
+    before = evaluate_a_perdere(lowest, [APerdereEntry((4, 2, 2, 3))] * 5)
+    assert (before.totals, before.winner, before.another_deal) == ((20, 10, 10, 15), None, False)
+    level = evaluate_a_perdere(lowest, [APerdereEntry((4, 2, 2, 3))] * 6)
+    assert (level.totals, level.winner, level.another_deal, level.reason) == (
+        (24, 12, 12, 18), None, True, None)  # fmt: skip
+    won = evaluate_a_perdere(lowest, [APerdereEntry((3, 3, 2, 3))] * 7)
+    assert (won.totals, won.winner, won.another_deal, won.reason) == (
+        (21, 21, 14, 21), CARLA, False, EndReason.LOWEST)  # fmt: skip
+
+
+def test_the_terms_as_the_log_keeps_them():
+    terms = APerdereTerms(line=31, end=APerdereEnd.LOWEST, fractions=Fractions.TO_LAST_TRICK,
+                          reversed_sweep=False)  # fmt: skip
+    assert terms.as_dict() == {"line": 31, "end": "lowest", "fractions": "to_last_trick",
+                               "reversed_sweep": False}  # fmt: skip
+    assert APerdereTerms(**terms.as_dict()) == terms
+    assert (terms.end_reason, APerdereTerms().end_reason) == (EndReason.LOWEST, EndReason.LAST_IN)
 
 
 def test_a_refused_deal_is_raised_with_its_number():
