@@ -798,11 +798,12 @@ def seating_errors(
     game: Game = Game.TRESSETTE,
 ) -> list[RuleError]:
     """What is wrong with seating these players (by name): at Tressette two sides of one or
-    two, told apart by name; at Terziglio three sides of one. Nobody twice (names compared
-    as names.name_key does), a first dealer who sits at the match. A seat's error names the
-    `seat` it is about."""
-    if Game(game) is Game.TERZIGLIO:
-        if len(players) != TERZIGLIO_PLAYERS or any(len(side) != 1 for side in players):
+    two, told apart by name; at Terziglio three sides of one, a perdere three to five. Nobody
+    twice (names compared as names.name_key does), a first dealer who sits at the match. A
+    seat's error names the `seat` it is about."""
+    alone = {Game.TERZIGLIO: (TERZIGLIO_PLAYERS,), Game.A_PERDERE: A_PERDERE_PLAYERS}
+    if (counts := alone.get(Game(game))) is not None:
+        if len(players) not in counts or any(len(side) != 1 for side in players):
             return [RuleError("side_sizes", part="players")]
         seats = [side[0] for side in players]
     elif len(players) != 2 or len(players[0]) not in (1, 2) or len(players[1]) != len(players[0]):
@@ -1922,6 +1923,32 @@ class APerdereStanding:
     def still_in(self) -> tuple[int, ...]:
         return tuple(seat for seat, out in enumerate(self.out_after) if out is None)
 
+    @property
+    def decided_for(self) -> int | None:  # as a match of two sides keeps it (Standing)
+        return self.winner
+
+
+def a_perdere_dealer(first_dealer: int, deals: int, out_after: Sequence[int | None]) -> int:
+    """Who deals the deal after `deals`: the deal passes to the right, to the next player
+    still in after each deal (`out_after`: the deal after which each went out, or None).
+
+    Four players, Anna first; Carla went out after deal 3: Dino deals deal 4, Anna deal 5.
+
+    >>> [a_perdere_dealer(0, deals, (None, None, 3, None)) for deals in range(6)]
+    [0, 1, 2, 3, 0, 1]
+    """
+    dealer = first_dealer
+    for number in range(1, deals + 1):
+        dealer = _next_in(dealer, [out is None or out > number for out in out_after])
+    return dealer
+
+
+def _next_in(dealer: int, still_in: Sequence[bool]) -> int:
+    """The seat the deal passes to from `dealer`: the next to the right still in."""
+    players = len(still_in)
+    return next(seat for seat in ((dealer + step) % players for step in range(1, players + 1))
+                if still_in[seat])  # fmt: skip
+
 
 @dataclass(frozen=True)
 class APerdereDeal:
@@ -2100,9 +2127,7 @@ def next_a_perdere_deal(
     out, winner = _a_perdere_settle(rules, still_in, totals)
     out_after = tuple(number if seat in out else was for seat, was in enumerate(standing.out_after))
     dealer = standing.next_dealer
-    players = rules.players
-    seats_after = ((dealer + step) % players for step in range(1, players + 1))
-    next_dealer = next(seat for seat in seats_after if out_after[seat] is None)
+    next_dealer = _next_in(dealer, [out is None for out in out_after])
     deal = APerdereDeal(number, entry, points, totals, dealer, out)
     return deal, APerdereStanding(totals, number, out_after, winner, next_dealer)
 

@@ -15,7 +15,9 @@ from matches.rules import (
     DealInvalid,
     EndReason,
     Fractions,
+    Game,
     RuleError,
+    a_perdere_dealer,
     a_perdere_errors,
     a_perdere_hands,
     a_perdere_points,
@@ -23,6 +25,7 @@ from matches.rules import (
     card_points_from_count,
     evaluate_a_perdere,
     next_a_perdere_deal,
+    seating_errors,
 )
 from tests.test_rules_scoring import place
 
@@ -266,6 +269,31 @@ def test_who_reaches_the_line_is_out_and_the_last_one_in_wins():
     # The deal passes to the right, skipping who is out.
     assert [deal.dealer for deal in outcome.deals] == [ANNA, BRUNO, CARLA, DINO, CARLA]
     assert outcome.standing.next_dealer == DINO
+
+
+def test_three_to_five_players_sit_each_for_themselves():
+    def codes(players, first_dealer=0):
+        names = [" ".join(side) for side in players]
+        return [e.code for e in seating_errors(players, names, first_dealer, Game.A_PERDERE)]
+
+    for count in A_PERDERE_PLAYERS:
+        assert codes([[name] for name in "ABCDE"[:count]], first_dealer=count - 1) == []
+    assert codes([["A"], ["B"]]) == ["side_sizes"]
+    assert codes([[name] for name in "ABCDEF"]) == ["side_sizes"]
+    assert codes([["A", "B"], ["C", "D"], ["E", "F"]]) == ["side_sizes"]
+    assert codes([["Anna"], ["Bruno"], ["anna"]]) == ["seated_twice"]
+    assert codes([["A"], ["B"], ["C"]], first_dealer=3) == ["first_dealer_not_seated"]
+
+
+@pytest.mark.parametrize("first", range(4))
+def test_who_deals_next_is_found_again_from_who_went_out_when(first):
+    """A match keeps only who went out after which deal: the dealer is found from that."""
+    entries = [APerdereEntry((5, 3, 2, 0)), APerdereEntry((0, 0, 0, 11), sweeper=DINO),
+               APerdereEntry((6, 1, 2, 1)), APerdereEntry((0, 7, 1, 2)),
+               APerdereEntry((0, 0, 5, 6))]  # fmt: skip
+    for played in range(len(entries) + 1):
+        standing = evaluate_a_perdere(RULES, entries[:played], first_dealer=first).standing
+        assert a_perdere_dealer(first, played, standing.out_after) == standing.next_dealer
 
 
 def test_no_deal_follows_a_decided_match():
