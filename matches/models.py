@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import F, IntegerField, Q
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce, Lower, Mod
-from django.db.models.lookups import Exact, LessThanOrEqual
+from django.db.models.lookups import Exact, GreaterThanOrEqual, LessThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -45,10 +45,13 @@ END_REASONS = [
     (EndReason.STRAMAZZONE, _("stramazzone")),
     (EndReason.CLAIM, _("claim")),
     (EndReason.DEALS, _("the agreed deals played")),
+    (EndReason.LAST_IN, _("the last one in")),
+    (EndReason.LOWEST, _("the lowest total at the line")),
 ]
 GAMES = [
     (Game.TRESSETTE, _("Tressette")),
     (Game.TERZIGLIO, _("Terziglio")),
+    (Game.A_PERDERE, _("Tressette a perdere")),
 ]
 PAYMENTS = [
     (rules.Payment.DIFFERENCE, _("The difference in card points, times the bid")),
@@ -58,6 +61,14 @@ TERZIGLIO_ENDS = [
     (rules.TerziglioEnd.LINE, _("When a balance reaches the line")),
     (rules.TerziglioEnd.DEALS, _("After the agreed number of deals")),
     (rules.TerziglioEnd.STOPPED, _("When the table stops")),
+]
+A_PERDERE_ENDS = [
+    (rules.APerdereEnd.LAST_IN, _("Who reaches the line is out; the last one in wins")),
+    (rules.APerdereEnd.LOWEST, _("When the first reaches the line, the lowest total wins")),
+]
+FRACTIONS = [
+    (rules.Fractions.OWN, _("Each player drops their own thirds")),
+    (rules.Fractions.TO_LAST_TRICK, _("The thirds left over go to the last trick's taker")),
 ]
 # A Terziglio deal's bid; a deal all three passed is stored as gone "a monte".
 A_MONTE = "a_monte"
@@ -92,6 +103,7 @@ def _values(choices: list) -> list[str]:
 # two sides at Tressette, three players at Terziglio (each a side of one).
 SIDES = (0, 1)
 SEATS = tuple(range(rules.TERZIGLIO_PLAYERS))
+A_PERDERE_SEATS = tuple(range(max(rules.A_PERDERE_PLAYERS)))
 DEAL_COUNTS = ("declarations", "declared", "sweeps")  # what a match counts of its deals
 MATCH_COUNTS = ("totals", *DEAL_COUNTS)  # a match's, per side
 
@@ -114,14 +126,29 @@ def _plus(kept: tuple[int, ...], more: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(a + b for a, b in zip(kept, more, strict=True))
 
 
-def _each_side(field: str, lookup: str, value: int) -> Q:
-    """Each side's number in `field` passes `lookup` against `value` ("gte", 0: at least 0)."""
-    return Q(*(Q(**{f"{field}__{side}__{lookup}": value}) for side in SIDES))
+def _each_side(field: str, lookup: str, value: int, sides: tuple[int, ...] = SIDES) -> Q:
+    """Each side's number in `field` passes `lookup` against `value` ("gte", 0: at least 0);
+    a number missing passes (a perdere's lists hold three to five)."""
+    return Q(*(Q(**{f"{field}__{side}__{lookup}": value}) for side in sides))
 
 
 def _sum(field: str, sides: tuple[int, ...] = SIDES):
     """The sides' numbers in the list `field`, added up by the database."""
     first, *rest = (Cast(KT(f"{field}__{side}"), IntegerField()) for side in sides)
+    for number in rest:
+        first += number
+    return first
+
+
+# The fewest card points a deal a perdere counts: each player's own fractions dropped.
+A_PERDERE_LEAST = min(min(rules.a_perdere_totals(n)) for n in rules.A_PERDERE_PLAYERS)
+
+
+def _a_perdere_sum(field: str):
+    """A perdere's three to five numbers in `field`, added up; those missing count 0."""
+    first, *rest = (
+        Coalesce(Cast(KT(f"{field}__{seat}"), IntegerField()), 0) for seat in A_PERDERE_SEATS
+    )
     for number in rest:
         first += number
     return first
@@ -254,12 +281,18 @@ class Match(models.Model):
     ends = models.CharField(
         _("the match ends"),
         max_length=20,
-        choices=TERZIGLIO_ENDS,
+        choices=TERZIGLIO_ENDS + A_PERDERE_ENDS,
         blank=True,
         default="",
         db_default="",
     )
     deals_agreed = models.PositiveSmallIntegerField(_("deals"), null=True, blank=True)
+    # A perdere's terms (blank at the others): what becomes of the thirds a count leaves
+    # over, and whether taking every point (the reversed sweep) charges the others 11 each.
+    fractions = models.CharField(
+        _("fractions"), max_length=20, choices=FRACTIONS, blank=True, default="", db_default=""
+    )
+    reversed_sweep = models.BooleanField(_("reversed sweep"), default=False, db_default=False)
     first_dealer = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -275,6 +308,9 @@ class Match(models.Model):
     declarations = PerSide(default=per_side)  # deals with declarations
     declared = PerSide(default=per_side)  # their points
     sweeps = PerSide(default=per_side)
+    # A perdere: for each player the deal after which they went out (reached the line), or
+    # None while in; empty at the other games. Who deals next follows from it.
+    out_after = PerSide(default=tuple, blank=True)
     # Deals deleted from it here (each logged with the key it was saved with): a save looks
     # among those deletions for its key, a late retry of a deleted deal, only if there are.
     deletions = models.PositiveIntegerField(default=0, db_default=0)
@@ -307,28 +343,41 @@ class Match(models.Model):
             models.CheckConstraint(condition=Q(game__in=_values(GAMES)), name="match_game_valid"),
             models.CheckConstraint(
                 condition=Q(game=Game.TRESSETTE, players_per_side__in=[1, 2])
-                | Q(game=Game.TERZIGLIO, players_per_side=1),
+                | Q(game__in=[Game.TERZIGLIO, Game.A_PERDERE], players_per_side=1),
                 name="match_one_or_two_per_side",
             ),
             models.CheckConstraint(
                 condition=Q(game=Game.TRESSETTE, first_dealer__lt=2 * F("players_per_side"))
-                | Q(game=Game.TERZIGLIO, first_dealer__lt=rules.TERZIGLIO_PLAYERS),
+                | Q(game=Game.TERZIGLIO, first_dealer__lt=rules.TERZIGLIO_PLAYERS)
+                | Q(game=Game.A_PERDERE, first_dealer__in=A_PERDERE_SEATS),
                 name="match_first_dealer_is_a_seat",
             ),
             models.CheckConstraint(
-                condition=Q(winner__in=SIDES) | Q(game=Game.TERZIGLIO, winner__in=SEATS),
+                condition=Q(winner__in=SIDES)
+                | Q(game=Game.TERZIGLIO, winner__in=SEATS)
+                | Q(game=Game.A_PERDERE, winner__in=A_PERDERE_SEATS),
                 name="match_winner_is_a_side",
             ),
-            # Tressette's counts are never negative; Terziglio's balances always sum to 0.
+            # Tressette's counts are never negative, nor a perdere's totals; Terziglio's
+            # balances always sum to 0.
             models.CheckConstraint(
                 condition=Q(
                     Q(game=Game.TRESSETTE), *(_each_side(name, "gte", 0) for name in MATCH_COUNTS)
                 )
-                | Q(Q(game=Game.TERZIGLIO) & _sums_to_zero("totals")),
+                | Q(Q(game=Game.TERZIGLIO) & _sums_to_zero("totals"))
+                | Q(Q(game=Game.A_PERDERE) & _each_side("totals", "gte", 0, A_PERDERE_SEATS)),
                 name="match_counts_not_negative",
             ),
             models.CheckConstraint(
                 condition=Q(game=Game.TRESSETTE, payment="", ends="", deals_agreed__isnull=True)
+                | Q(
+                    game=Game.A_PERDERE,
+                    claims_allowed=False,
+                    payment="",
+                    ends__in=_values(A_PERDERE_ENDS),
+                    deals_agreed__isnull=True,
+                    fractions__in=_values(FRACTIONS),
+                )
                 | Q(
                     Q(game=Game.TERZIGLIO, claims_allowed=False)
                     & Q(payment__in=_values(PAYMENTS), ends__in=_values(TERZIGLIO_ENDS))
@@ -343,6 +392,10 @@ class Match(models.Model):
                     )
                 ),
                 name="match_terziglio_terms",
+            ),
+            models.CheckConstraint(
+                condition=Q(game=Game.A_PERDERE) | Q(fractions="", reversed_sweep=False),
+                name="match_a_perdere_terms_its_own",
             ),
             models.CheckConstraint(
                 condition=Q(tie_rule__in=_values(TIE_RULES)), name="match_tie_rule_valid"
@@ -373,7 +426,8 @@ class Match(models.Model):
             # How a match was won is its game's: Terziglio's at the line or after its deals.
             models.CheckConstraint(
                 condition=Q(game=Game.TRESSETTE) & ~Q(end_reason=EndReason.DEALS)
-                | Q(game=Game.TERZIGLIO, end_reason__in=["", EndReason.LINE, EndReason.DEALS]),
+                | Q(game=Game.TERZIGLIO, end_reason__in=["", EndReason.LINE, EndReason.DEALS])
+                | Q(game=Game.A_PERDERE, end_reason__in=["", EndReason.LAST_IN, EndReason.LOWEST]),
                 name="match_end_reason_of_its_game",
             ),
             # A rematch is begun from an ended or stopped match; reopened, it has none.
@@ -391,14 +445,21 @@ class Match(models.Model):
         return self.game == Game.TERZIGLIO
 
     @property
+    def a_perdere(self) -> bool:
+        return self.game == Game.A_PERDERE
+
+    @property
     def seat_count(self) -> int:
-        if self.terziglio:
-            return rules.TERZIGLIO_PLAYERS
+        if self.terziglio or self.a_perdere:
+            return self.side_count
         return rules.seats(self.players_per_side)
 
     @property
     def side_count(self) -> int:
-        """How many sides: two at Tressette; at Terziglio each player is one."""
+        """How many sides: two at Tressette; at Terziglio and a perdere each player is one
+        (a perdere's totals hold a number for each)."""
+        if self.a_perdere:
+            return len(self.totals)
         return rules.TERZIGLIO_PLAYERS if self.terziglio else len(SIDES)
 
     @property
@@ -469,8 +530,12 @@ class Match(models.Model):
             return None
 
     @property
-    def standing(self) -> "rules.Standing | rules.TerziglioStanding":
+    def standing(self) -> "rules.Standing | rules.TerziglioStanding | rules.APerdereStanding":
         """Where its deals leave it, as it keeps it: what its next deal is checked by."""
+        if self.a_perdere:
+            dealer = rules.a_perdere_dealer(self.first_dealer, self.deal_count, self.out_after)
+            return rules.APerdereStanding(self.totals, self.deal_count, self.out_after,
+                                          self.decided_for, dealer)  # fmt: skip
         if self.terziglio:
             dealer = (self.first_dealer + self.deal_count) % rules.TERZIGLIO_PLAYERS
             return rules.TerziglioStanding(self.totals, self.deal_count, self.decided_for, dealer)
@@ -482,15 +547,22 @@ class Match(models.Model):
         fields = {
             name: _plus(getattr(self, name), more) for name, more in _deal_counts(deal).items()
         }
-        return fields | {
+        fields |= {
             "decided_for": standing.decided_for,
             "deal_count": standing.deals,
             "totals": standing.totals,
         }
+        if isinstance(standing, rules.APerdereStanding):
+            fields["out_after"] = standing.out_after
+        return fields
 
     @property
-    def settings(self) -> "rules.MatchSettings | rules.TerziglioTerms":
+    def settings(self) -> "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms":
         """What the table agreed for it, as its game's rules take it."""
+        if self.a_perdere:
+            return rules.APerdereTerms(
+                self.line, rules.APerdereEnd(self.ends), self.fractions, self.reversed_sweep
+            )
         if self.terziglio:
             return rules.TerziglioTerms(
                 rules.Payment(self.payment),
@@ -505,6 +577,8 @@ class Match(models.Model):
 
     def match_rules(self, side_names: tuple[str, ...]) -> "rules.MatchRules | rules.TerziglioRules":
         """Its settings, with the sides' names the rules' messages use."""
+        if self.a_perdere:
+            return rules.APerdereRules(**self.settings.as_dict(), player_names=side_names)
         if self.terziglio:
             return rules.TerziglioRules(**self.settings.as_dict(), player_names=side_names)
         return rules.MatchRules(**self.settings.as_dict(), side_names=side_names)
@@ -513,6 +587,8 @@ class Match(models.Model):
         """`entry` checked and scored as its next deal (`new`: entered now, not put back),
         from where it stands: (the scored deal, the standing after it)."""
         played = self.match_rules(side_names)
+        if self.a_perdere:
+            return rules.next_a_perdere_deal(played, self.standing, entry)
         if self.terziglio:
             return rules.next_terziglio_deal(played, self.standing, entry)
         return rules.next_deal(played, self.standing, entry, first_dealer=self.first_dealer,
@@ -531,6 +607,10 @@ class Match(models.Model):
         when they were stored); `new` is one just entered (see rules.evaluate)."""
         checked_from = len(entries) + 1 if checked_from is None else checked_from
         played = self.match_rules(side_names)
+        if self.a_perdere:
+            return rules.evaluate_a_perdere(
+                played, entries, first_dealer=self.first_dealer, checked_from=checked_from
+            )
         if self.terziglio:
             return rules.evaluate_terziglio(
                 played, entries, first_dealer=self.first_dealer, checked_from=checked_from
@@ -540,8 +620,18 @@ class Match(models.Model):
                               new=new)  # fmt: skip
 
 
-def settings_fields(settings: "rules.MatchSettings | rules.TerziglioTerms") -> dict:
+def settings_fields(
+    settings: "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms",
+) -> dict:
     """What a match keeps of the settings its table agreed (Match.settings reads them)."""
+    if isinstance(settings, rules.APerdereTerms):
+        return {
+            "game": Game.A_PERDERE,
+            "line": settings.line,
+            "ends": str(settings.end),
+            "fractions": str(settings.fractions),
+            "reversed_sweep": settings.reversed_sweep,
+        }
     if isinstance(settings, rules.TerziglioTerms):
         by_deals = settings.end is rules.TerziglioEnd.DEALS
         return {
@@ -562,6 +652,8 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
         "totals": outcome.totals,
     }
     fields |= dict.fromkeys(DEAL_COUNTS, per_side(len(outcome.totals)))
+    if isinstance(outcome, rules.APerdereOutcome):
+        fields["out_after"] = outcome.standing.out_after
     for deal in outcome.deals:
         for name, more in _deal_counts(deal.entry).items():
             fields[name] = _plus(fields[name], more)
@@ -570,8 +662,8 @@ def outcome_fields(outcome: rules.Outcome) -> dict[str, object]:
 
 def _deal_counts(entry: rules.DealEntry) -> dict[str, tuple[int, ...]]:
     """What one deal adds to the counts a match keeps of its deals, per side: deals with
-    declarations, their points, sweeps. Terziglio has none of them."""
-    if isinstance(entry, rules.TerziglioEntry):
+    declarations, their points, sweeps. Terziglio and a perdere have none of them."""
+    if isinstance(entry, (rules.TerziglioEntry, rules.APerdereEntry)):
         return {}
     declared = entry.declared_points
     return {
@@ -583,7 +675,7 @@ def _deal_counts(entry: rules.DealEntry) -> dict[str, tuple[int, ...]]:
 
 class Side(models.Model):
     """One of a match's sides, in seat order: at Tressette position 0 holds seats 0 and 2, 1
-    holds 1 and 3; at Terziglio each player is a side of one, at their seat."""
+    holds 1 and 3; at Terziglio and a perdere each player is a side of one, at their seat."""
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
     position = models.PositiveSmallIntegerField()
@@ -598,7 +690,9 @@ class Side(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "position"], name="side_position_unique"),
             # Two sides at Tressette, three players at Terziglio.
-            models.CheckConstraint(condition=Q(position__in=SEATS), name="side_position_is_a_seat"),
+            models.CheckConstraint(
+                condition=Q(position__in=A_PERDERE_SEATS), name="side_position_is_a_seat"
+            ),
             models.CheckConstraint(condition=Q(name__regex=r"\S"), name="side_name_not_blank"),
             models.CheckConstraint(
                 condition=~Q(first_player=F("second_player")), name="side_players_differ"
@@ -628,8 +722,13 @@ class Side(models.Model):
 class Deal(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveIntegerField()
+    # Its match's game, which its checks below depend on (a check reads no other row).
+    game = models.CharField(
+        max_length=20, choices=GAMES, default=Game.TRESSETTE, db_default=Game.TRESSETTE
+    )
     kind = models.CharField(max_length=20, choices=DEAL_KINDS, default=DealKind.NORMAL)
-    # The sweeping or claiming side; null on a normal deal. At Terziglio the soloist's seat.
+    # The sweeping or claiming side; null on a normal deal. At Terziglio the soloist's seat;
+    # a perdere, the player who took every point (the reversed sweep), else null.
     side = models.PositiveSmallIntegerField(null=True, blank=True)
     # At Terziglio the soloist's bid, or a monte; blank at Tressette.
     bid = models.CharField(max_length=20, choices=BIDS, blank=True, default="", db_default="")
@@ -637,7 +736,8 @@ class Deal(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     # Per side, as the rules read them: card points, declared points, and what the deal gave.
     # At Terziglio: the soloist's card points alone (none a monte), no declarations, and
-    # what the deal moved each player's balance by.
+    # what the deal moved each player's balance by. A perdere: each player's card points (0
+    # for one out), no declarations, and what the deal charged each.
     card_points = PerSide()
     declared_points = PerSide()
     points = PerSide()
@@ -661,16 +761,26 @@ class Deal(models.Model):
             models.CheckConstraint(
                 condition=Q(bid__in=["", *_values(BIDS)]), name="deal_bid_valid"
             ),
+            models.CheckConstraint(condition=Q(game__in=_values(GAMES)), name="deal_game_valid"),
+            # Terziglio's deals, and theirs alone, name a bid.
+            models.CheckConstraint(
+                condition=Q(game=Game.TERZIGLIO) & ~Q(bid="") | ~Q(game=Game.TERZIGLIO) & Q(bid=""),
+                name="deal_bid_only_at_terziglio",
+            ),
             models.CheckConstraint(
                 condition=Q(
-                    Q(bid="")
+                    Q(game=Game.TRESSETTE)
                     & (
                         Q(kind=DealKind.NORMAL, side__isnull=True)
                         | (~Q(kind=DealKind.NORMAL) & Q(side__isnull=False, side__in=SIDES))
                     )
                 )
                 | Q(bid__in=BIDS_PLAYED, kind=DealKind.NORMAL, side__isnull=False, side__in=SEATS)
-                | Q(bid=A_MONTE, kind=DealKind.NORMAL, side__isnull=True),
+                | Q(bid=A_MONTE, kind=DealKind.NORMAL, side__isnull=True)
+                | Q(
+                    Q(game=Game.A_PERDERE, kind=DealKind.NORMAL)
+                    & (Q(side__isnull=True) | Q(side__in=A_PERDERE_SEATS))
+                ),
                 name="deal_side_only_for_sweeps_and_claims",
             ),
             models.CheckConstraint(
@@ -683,7 +793,7 @@ class Deal(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(
-                    Q(bid="")
+                    Q(game=Game.TRESSETTE)
                     & _each_side("card_points", "gte", 0)
                     & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL)
                 )
@@ -693,31 +803,48 @@ class Deal(models.Model):
                     card_points__0__gte=0,
                     card_points__0__lte=rules.CARD_POINTS_PER_DEAL,
                 )
-                | Q(bid=A_MONTE),
+                | Q(bid=A_MONTE)
+                | Q(
+                    Q(game=Game.A_PERDERE)
+                    & _each_side("card_points", "gte", 0, A_PERDERE_SEATS)
+                    & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL, A_PERDERE_SEATS)
+                ),
                 name="deal_card_points_0_to_11",
             ),
             models.CheckConstraint(
                 condition=(
                     # A claim stops early: up to 11, as earlier versions took (now 10).
-                    Q(bid="", kind=DealKind.CLAIM)
+                    Q(game=Game.TRESSETTE, kind=DealKind.CLAIM)
                     & Q(LessThanOrEqual(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
                 )
                 | (
-                    Q(bid="")
+                    Q(game=Game.TRESSETTE)
                     & ~Q(kind=DealKind.CLAIM)
                     & Q(Exact(_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
                 )
-                | ~Q(bid=""),
+                | Q(game=Game.TERZIGLIO)
+                # A perdere: each player's own fractions dropped, a deal counts 9 to 11.
+                | Q(
+                    Q(game=Game.A_PERDERE)
+                    & Q(GreaterThanOrEqual(_a_perdere_sum("card_points"), A_PERDERE_LEAST))
+                    & Q(LessThanOrEqual(_a_perdere_sum("card_points"), rules.CARD_POINTS_PER_DEAL))
+                ),
                 name="deal_card_points_sum_to_11",
             ),
-            # What a Terziglio deal moves the balances by sums to 0, as they do.
+            # What a Terziglio deal moves the balances by sums to 0, as they do; a perdere
+            # charges each player up to the 11 points of a deal.
             models.CheckConstraint(
                 condition=Q(
-                    Q(bid="")
+                    Q(game=Game.TRESSETTE)
                     & _each_side("declared_points", "gte", 0)
                     & _each_side("points", "gte", 0)
                 )
-                | (~Q(bid="") & _sums_to_zero("points")),
+                | (Q(game=Game.TERZIGLIO) & _sums_to_zero("points"))
+                | Q(
+                    Q(game=Game.A_PERDERE)
+                    & _each_side("points", "gte", 0, A_PERDERE_SEATS)
+                    & _each_side("points", "lte", rules.CARD_POINTS_PER_DEAL, A_PERDERE_SEATS)
+                ),
                 name="deal_points_not_negative",
             ),
         ]
@@ -726,7 +853,9 @@ class Deal(models.Model):
         return f"Deal {self.number}"
 
     @property
-    def entry(self) -> "rules.DealEntry | rules.TerziglioEntry":
+    def entry(self) -> "rules.DealEntry | rules.TerziglioEntry | rules.APerdereEntry":
+        if self.game == Game.A_PERDERE:
+            return rules.APerdereEntry(self.card_points, sweeper=self.side)
         if self.bid == A_MONTE:
             return rules.TerziglioEntry()
         if self.bid:
@@ -744,11 +873,22 @@ class Deal(models.Model):
         return changed
 
 
-def _entry_fields(entry: "rules.DealEntry | rules.TerziglioEntry") -> dict:
+def _entry_fields(entry: "rules.DealEntry | rules.TerziglioEntry | rules.APerdereEntry") -> dict:
     """What a deal's row holds of its entry."""
+    if isinstance(entry, rules.APerdereEntry):
+        return {
+            "game": str(Game.A_PERDERE),
+            "kind": str(DealKind.NORMAL),
+            "side": entry.sweeper,
+            "seat": None,
+            "bid": "",
+            "card_points": entry.card_points,
+            "declared_points": (),
+        }
     if isinstance(entry, rules.TerziglioEntry):
         played = not entry.a_monte
         return {
+            "game": str(Game.TERZIGLIO),
             "kind": str(DealKind.NORMAL),
             "side": entry.soloist,
             "seat": None,
@@ -757,6 +897,7 @@ def _entry_fields(entry: "rules.DealEntry | rules.TerziglioEntry") -> dict:
             "declared_points": (),
         }
     return {
+        "game": str(Game.TRESSETTE),
         "kind": str(entry.kind),
         "side": entry.side,
         "seat": entry.seat,
@@ -772,7 +913,11 @@ def deal_document(
     """A deal as the change log keeps it and the JSON export writes it. A sweep by one player
     names their `seat` too; a deal of any other kind has none, as before there were such
     sweeps. A Terziglio deal names its soloist, bid ("a_monte" when all passed) and the
-    soloist's card points (docs/export-format.md)."""
+    soloist's card points; a deal a perdere each player's card points and who took every
+    point, if one did (docs/export-format.md)."""
+    if isinstance(entry, rules.APerdereEntry):
+        return {"number": number, "card_points": list(entry.card_points),
+                "sweeper": entry.sweeper, "points": list(points)}  # fmt: skip
     if isinstance(entry, rules.TerziglioEntry):
         bid = A_MONTE if entry.a_monte else str(entry.bid)
         return {"number": number, "bid": bid, "soloist": entry.soloist,
@@ -799,6 +944,8 @@ def entry_from_document(document: dict) -> "rules.DealEntry | rules.TerziglioEnt
     """The entry of a deal's document (deal_document), or DocumentError."""
     if "bid" in document:
         return _terziglio_entry(document)
+    if "sweeper" in document:
+        return _a_perdere_entry(document)
 
     def pair(field: str) -> tuple[int, int]:
         value = document.get(field)
@@ -830,6 +977,15 @@ def _terziglio_entry(document: dict) -> rules.TerziglioEntry:
     if not _whole(cards):
         raise DocumentError("card_points")
     return rules.TerziglioEntry(soloist, Bid(bid), cards)
+
+
+def _a_perdere_entry(document: dict) -> rules.APerdereEntry:
+    cards, sweeper = document.get("card_points"), document["sweeper"]
+    if type(cards) is not list or not cards or not all(map(_whole, cards)):
+        raise DocumentError("card_points")
+    if not (sweeper is None or _whole(sweeper)):
+        raise DocumentError("sweeper")
+    return rules.APerdereEntry(tuple(cards), sweeper=sweeper)
 
 
 def _whole(value: object) -> bool:

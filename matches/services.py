@@ -208,9 +208,17 @@ def _open(match: Match) -> None:
         raise MatchClosed(why)
 
 
-def _of_its_game(match: Match, entry: "rules.DealEntry | rules.TerziglioEntry") -> None:
+# Each game's deal, as the rules take it.
+_ENTRIES = {
+    rules.Game.TRESSETTE: rules.DealEntry,
+    rules.Game.TERZIGLIO: rules.TerziglioEntry,
+    rules.Game.A_PERDERE: rules.APerdereEntry,
+}
+
+
+def _of_its_game(match: Match, entry: object) -> None:
     """A deal of the match's own game (a page of another match sent it: refused in words)."""
-    if isinstance(entry, rules.TerziglioEntry) != match.terziglio:
+    if type(entry) is not _ENTRIES[rules.Game(match.game)]:
         raise ServiceError("other_game")
 
 
@@ -390,16 +398,18 @@ def start_match(
     table: Table,
     players: Sequence[Sequence[str]],
     side_names: Sequence[str] = ("", ""),
-    settings: "rules.MatchSettings | rules.TerziglioTerms" = rules.DEFAULT_SETTINGS,
+    settings: "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms" = (
+        rules.DEFAULT_SETTINGS
+    ),
     first_dealer: int = 0,
     evening: rules.Evening | None = None,
     stakes: bool | None = None,
     by: str = "",
 ) -> Match:
     """Two sides of one or two players each, by name (Terziglio's terms: three sides of
-    one); new names join the table. A side given no name (or only its players') is named
-    after its players. `evening` and `stakes`, where given (the evening's first match), are
-    how the table counts tonight."""
+    one; a perdere's, three to five); new names join the table. A side given no name (or only
+    its players') is named after its players. `evening` and `stakes`, where given (the
+    evening's first match), are how the table counts tonight."""
     game = settings_fields(settings).get("game", rules.Game.TRESSETTE)
     named = [side_name(typed, side) for typed, side in zip(side_names, players, strict=False)]
     named += [side_name("", side) for side in players[len(named) :]]
@@ -421,7 +431,7 @@ def _seat(
     seated: list[list[Player]],
     side_names: list[str],
     *,
-    settings: "rules.MatchSettings | rules.TerziglioTerms",
+    settings: "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms",
     first_dealer: int,
     by: str,
     evening: rules.Evening | None = None,
@@ -443,6 +453,8 @@ def _seat(
         **settings_fields(settings),
     )
     match.totals = match.declarations = match.declared = match.sweeps = per_side(len(seated))
+    if match.a_perdere:
+        match.out_after = (None,) * len(seated)  # everyone in
     match.save(force_insert=True)
     Side.objects.bulk_create(
         Side(
@@ -737,9 +749,12 @@ def rematch(*, match: Match, by: str = "") -> Match:
     if match.next_match_id is not None:
         return Match.objects.get(pk=match.next_match_id)
     sides = list(match.sides.select_related("first_player", "second_player"))
-    dealer = rules.dealer_for(
-        match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
-    )
+    if match.a_perdere:  # to the next player still in, as for one more deal
+        dealer = match.standing.next_dealer
+    else:
+        dealer = rules.dealer_for(
+            match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
+        )
     again = _seat(
         match.table,
         [side.players for side in sides],  # as they sat: no name is looked up again
@@ -757,7 +772,7 @@ def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = ""
     """Change the line, tie rule or claims; the deals so far must still stand under them."""
     match = _lock(match.pk)
     _open(match)
-    if isinstance(settings, rules.TerziglioTerms) != match.terziglio:
+    if settings_fields(settings).get("game", rules.Game.TRESSETTE) != match.game:
         raise ServiceError("other_game")
     old = match.settings
     if settings == old:

@@ -24,6 +24,7 @@ SINCE = [
     "0014_match_table_started",
     "0015_per_side_lists",
     "0016_terziglio",
+    "0017_a_perdere",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
@@ -170,6 +171,44 @@ def test_a_database_of_tressette_matches_plays_tressette_after_0016_and_back():
         back = old.get_model("matches", "Match").objects.get(pk=match.pk)
         assert (back.totals, back.winner, back.end_reason) == ((21, 14), 0, "cappotto")
         assert old.get_model("matches", "Deal").objects.filter(match=match.pk).count() == 2
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_of_tressette_and_terziglio_deals_keeps_each_deals_game_after_0017():
+    """0017: a deal keeps its match's game (its checks depend on it): those that name a bid
+    are Terziglio's, the others Tressette's; every match plays as before, no one out."""
+    before, after = ("matches", "0016_terziglio"), ("matches", "0017_a_perdere")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    table = old.get_model("matches", "Table").objects.create(name="Bar", scorer_token="s",
+                                                             viewer_token="v")  # fmt: skip
+    matches, deals = old.get_model("matches", "Match").objects, old.get_model("matches", "Deal")
+    four = matches.create(table=table, deal_count=1, totals=[6, 5])
+    three = matches.create(table=table, game="terziglio", players_per_side=1, payment="difference",
+                           ends="line", deal_count=2, totals=[2, -1, -1])  # fmt: skip
+    deals.objects.create(match=four, number=1, card_points=[6, 5], declared_points=[0, 0],
+                         points=[6, 5])  # fmt: skip
+    deals.objects.create(match=three, number=1, bid="chiamo", side=0, card_points=[7],
+                         declared_points=[], points=[2, -1, -1])  # fmt: skip
+    deals.objects.create(match=three, number=2, bid="a_monte", card_points=[],
+                         declared_points=[], points=[0, 0, 0])  # fmt: skip
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate([after])
+        new = executor.loader.project_state([after]).apps
+        games = new.get_model("matches", "Deal").objects.order_by("match", "number")
+        assert list(games.values_list("match", "number", "game")) == [
+            (four.pk, 1, "tressette"),
+            (three.pk, 1, "terziglio"),
+            (three.pk, 2, "terziglio"),
+        ]
+        kept = new.get_model("matches", "Match").objects.order_by("pk")
+        assert list(kept.values_list("game", "fractions", "reversed_sweep", "out_after")) == [
+            ("tressette", "", False, ()), ("terziglio", "", False, ())]  # fmt: skip
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(executor.loader.graph.leaf_nodes())

@@ -105,11 +105,11 @@ def test_two_sides_of_a_match_have_different_positions():
     )
 
 
-def test_a_side_sits_at_a_seat_of_three_at_most():
-    """Two sides at Tressette, three players at Terziglio: no fourth side."""
+def test_a_side_sits_at_a_seat_of_five_at_most():
+    """Two sides at Tressette, three players at Terziglio, up to five a perdere: no sixth."""
     match = MatchFactory(sides=[["A"], ["B"]], players_per_side=1)
     assert refused(
-        Side, match=match, position=3, name="Fourth", first_player=PlayerFactory(table=match.table)
+        Side, match=match, position=5, name="Sixth", first_player=PlayerFactory(table=match.table)
     )
 
 
@@ -245,14 +245,16 @@ def test_terziglio_ends_after_the_agreed_deals_only_with_a_number_of_them():
 
 def test_a_terziglio_deal_names_its_soloist_and_moves_the_balances_by_a_sum_of_zero():
     match = Match.objects.create(table=TableFactory(), totals=[0, 0, 0], **TERZIGLIO)
-    played = {"match": match, "bid": "chiamo", "card_points": [7], "declared_points": []}
+    played = {"match": match, "game": "terziglio", "bid": "chiamo", "card_points": [7],
+              "declared_points": []}  # fmt: skip
     assert Deal.objects.create(number=1, side=0, points=[6, -3, -3], **played)
     assert refused(Deal, number=2, side=0, points=[6, -3, -2], **played)
     assert refused(Deal, number=2, side=None, points=[6, -3, -3], **played)
     assert refused(Deal, number=2, side=3, points=[6, -3, -3], **played)
     assert refused(Deal, number=2, side=0, points=[6, -3, -3], **{**played, "card_points": [12]})
     assert refused(Deal, number=2, side=0, points=[6, -3, -3], **{**played, "bid": "tutto"})
-    a_monte = {"match": match, "bid": "a_monte", "card_points": [], "declared_points": []}
+    a_monte = {"match": match, "game": "terziglio", "bid": "a_monte", "card_points": [],
+               "declared_points": []}  # fmt: skip
     assert Deal.objects.create(number=2, points=[0, 0, 0], **a_monte)
     assert refused(Deal, number=3, side=1, points=[0, 0, 0], **a_monte)
 
@@ -263,7 +265,8 @@ def test_terziglio_s_sums_refuse_a_number_missing():
     table = TableFactory()
     assert refused(Match, table=table, totals=[5, -5], **TERZIGLIO)
     match = Match.objects.create(table=table, totals=[0, 0, 0], **TERZIGLIO)
-    played = {"match": match, "bid": "chiamo", "card_points": [7], "declared_points": []}
+    played = {"match": match, "game": "terziglio", "bid": "chiamo", "card_points": [7],
+              "declared_points": []}  # fmt: skip
     assert refused(Deal, number=1, side=0, points=[6, -6], **played)
 
 
@@ -272,3 +275,43 @@ def test_only_terziglio_ends_after_its_agreed_deals():
     assert refused(Match, table=TableFactory(), end_reason="deals", **finished)
     terziglio = {**TERZIGLIO, "totals": [2, -1, -1], **finished}
     assert refused(Match, table=TableFactory(), end_reason="cappotto", **terziglio)
+
+
+A_PERDERE = {"game": "a_perdere", "players_per_side": 1, "ends": "last_in", "fractions": "own"}
+
+
+def test_a_perdere_totals_are_never_negative_and_its_terms_are_its_own():
+    table = TableFactory()
+    assert Match.objects.create(table=table, totals=[0, 0, 0, 0, 0], reversed_sweep=True,
+                                out_after=[None] * 5, first_dealer=4, **A_PERDERE)  # fmt: skip
+    assert refused(Match, table=table, totals=[3, -1, 0], **A_PERDERE)
+    assert refused(Match, table=table, totals=[0, 0, 0], **{**A_PERDERE, "ends": "line"})
+    assert refused(Match, table=table, totals=[0, 0, 0], **{**A_PERDERE, "fractions": ""})
+    assert refused(Match, table=table, totals=[0, 0, 0], first_dealer=5, **A_PERDERE)
+    assert refused(Match, table=table, totals=[0, 0], fractions="own")  # Tressette's: none
+    assert refused(Match, table=table, totals=[0, 0], reversed_sweep=True)
+    won = {"status": "finished", "winner": 3, "finished_at": timezone.now()}
+    assert Match.objects.create(table=table, totals=[21, 22, 25, 9], end_reason="last_in",
+                                **won, **A_PERDERE)  # fmt: skip
+    assert refused(Match, table=table, totals=[21, 22, 25, 9], end_reason="line", **won,
+                   **A_PERDERE)  # fmt: skip
+
+
+def test_a_perdere_deal_counts_each_players_points_9_to_11_in_all():
+    match = Match.objects.create(table=TableFactory(), totals=[0, 0, 0, 0], **A_PERDERE)
+    played = {"match": match, "game": "a_perdere", "declared_points": []}
+    assert Deal.objects.create(number=1, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0], **played)
+    assert Deal.objects.create(number=2, card_points=[0, 11, 0, 0], side=1,
+                               points=[11, 0, 11, 11], **played)  # fmt: skip
+    assert Deal.objects.create(number=3, card_points=[3, 3, 2, 1, 1], points=[3, 3, 2, 1, 1],
+                               **played)  # fmt: skip
+    assert refused(Deal, number=4, card_points=[4, 3, 1, 0], points=[4, 3, 1, 0], **played)
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 3], points=[4, 3, 2, 3], **played)
+    assert refused(Deal, number=4, card_points=[12, 0, 0, -1], points=[4, 3, 2, 0], **played)
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, -1], **played)
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0], side=5,
+                   **played)  # fmt: skip
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0], bid="solo",
+                   **played)  # fmt: skip
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0],
+                   kind="cappotto", side=0, **played)  # fmt: skip
