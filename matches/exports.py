@@ -89,6 +89,19 @@ TERZIGLIO_HEADER = (
     _("Side 3 points"),
     _("Side 3 total"),
 )
+# And a table that played a perdere these, after those: its players 1 to 3 in the columns
+# of the sides above (card points each their own), the fourth and fifth here.
+A_PERDERE_HEADER = (
+    _("Took every point"),
+    _("Side 4 name"),
+    _("Side 4 card points"),
+    _("Side 4 points"),
+    _("Side 4 total"),
+    _("Side 5 name"),
+    _("Side 5 card points"),
+    _("Side 5 points"),
+    _("Side 5 total"),
+)
 # Where a spreadsheet may begin a cell in a text: at its start, or after a separator (either:
 # one set to the other separator splits at it, quotes or not) or a line break; then perhaps
 # spaces or quotes it drops, and a character that makes the cell a formula.
@@ -106,7 +119,7 @@ class _Scored:
 
     @property
     def seat_names(self) -> list[str]:
-        if self.match.terziglio:
+        if self.match.game != rules.Game.TRESSETTE:  # each player a side of one
             return [side.name for side in self.sides]
         return rules.seat_order([[p.name for p in side.players] for side in self.sides])
 
@@ -177,8 +190,10 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
     # In the language active now (a streamed response is read after the view returns), with
     # its separator: where a decimal point is a comma, spreadsheets split rows at semicolons.
     delimiter = ";" if formats.get_format("DECIMAL_SEPARATOR") == "," else ","
-    three = matches.filter(game=rules.Game.TERZIGLIO).exists()
-    header = [str(title) for title in (*CSV_HEADER, *(TERZIGLIO_HEADER if three else ()))]
+    games = set(matches.order_by().values_list("game", flat=True).distinct())
+    three, perdere = bool(games - {rules.Game.TRESSETTE}), rules.Game.A_PERDERE in games
+    added = (*(TERZIGLIO_HEADER if three else ()), *(A_PERDERE_HEADER if perdere else ()))
+    header = [str(title) for title in (*CSV_HEADER, *added)]
     labels = {
         name: {str(value): str(label) for value, label in choices}
         for name, choices in (
@@ -198,10 +213,13 @@ def _csv_rows(matches: QuerySet[Match], *, first: int = 1) -> Iterator[str]:
         writer = csv.writer(_Echo(), delimiter=delimiter, quoting=csv.QUOTE_STRINGS)
         yield writer.writerow([_cell(title) for title in header])
         for number, scored in enumerate(_scored_matches(matches), start=first):
-            rows = _solo_rows if scored.match.terziglio else _match_rows
-            for row in rows(number, scored, labels):
-                if three and not scored.match.terziglio:
-                    row += [labels["game"][scored.match.game], *[""] * (len(TERZIGLIO_HEADER) - 1)]
+            game = scored.match.game
+            rows = {rules.Game.TERZIGLIO: _solo_rows, rules.Game.A_PERDERE: _a_perdere_rows}
+            for row in rows.get(game, _match_rows)(number, scored, labels):
+                if three and game == rules.Game.TRESSETTE:
+                    row += [labels["game"][game], *[""] * (len(TERZIGLIO_HEADER) - 1)]
+                if perdere and game != rules.Game.A_PERDERE:
+                    row += [""] * len(A_PERDERE_HEADER)
                 yield writer.writerow([_cell(value) for value in row])
 
     return rows()
@@ -249,11 +267,7 @@ def _solo_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterato
     soloist's alone), the third in the columns Terziglio adds."""
     match, names = scored.match, scored.seat_names
     date = timezone.localtime(match.started_at).strftime("%Y-%m-%d %H:%M")
-    ending = [labels["status"][match.status]]
-    won = match.finished and match.winner is not None
-    ending += [names[match.winner], labels["end"][match.end_reason]] if won else ["", ""]
-    ending += ["", labels["yes"][str(False)], labels["yes"][str(False)], "", "", ""]
-    game = labels["game"][match.game]
+    ending, game = _alone_ending(match, names, labels), labels["game"][match.game]
     for deal in scored.outcome.deals:
         entry = deal.entry
         seats = [
@@ -273,6 +287,41 @@ def _solo_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterato
         for seat in (0, 1):
             row += ["", names[seat], "", "", "", "", 0]
         yield [*row, *ending, game, "", "", names[2], "", "", 0]
+
+
+def _alone_ending(match: Match, names: list[str], labels: dict[str, dict]) -> list:
+    """The columns after the sides' of a match each for themselves: its status, winner and
+    how won; no tie rule, claims, declarations nor stakes."""
+    ending = [labels["status"][match.status]]
+    won = match.finished and match.winner is not None
+    ending += [names[match.winner], labels["end"][match.end_reason]] if won else ["", ""]
+    return [*ending, "", labels["yes"][str(False)], labels["yes"][str(False)], "", "", ""]
+
+
+def _a_perdere_rows(number: int, scored: _Scored, labels: dict[str, dict]) -> Iterator[list]:
+    """A match a perdere, in the same columns: each player a side of one, the first two in the
+    sides' columns, the third in Terziglio's, the fourth and fifth in those a perdere adds."""
+    match, names = scored.match, scored.seat_names
+    date = timezone.localtime(match.started_at).strftime("%Y-%m-%d %H:%M")
+    ending, game = _alone_ending(match, names, labels), labels["game"][match.game]
+    deals = scored.outcome.deals or [None]  # a match with no deal yet still has its row
+
+    def seat(deal: "rules.APerdereDeal | None", at: int) -> list:
+        if at >= len(names):
+            return ["", "", "", ""]
+        if deal is None:
+            return [names[at], "", "", 0]
+        return [names[at], deal.entry.card_points[at], deal.points[at], deal.totals[at]]
+
+    for deal in deals:
+        row = [number, date, match.line, *([deal.number, names[deal.dealer]] if deal else ["", ""])]
+        row += ["", ""]
+        for at in (0, 1):
+            name, cards, points, total = seat(deal, at)
+            row += ["", name, "", cards, "", points, total]
+        swept = deal.entry.sweeper if deal else None
+        took = names[swept] if swept is not None else ""
+        yield [*row, *ending, game, "", "", *seat(deal, 2), took, *seat(deal, 3), *seat(deal, 4)]
 
 
 def table_csv_rows(table: Table) -> Iterator[str]:
@@ -305,8 +354,11 @@ def _iso(when: datetime | None) -> str | None:
 def _match_document(scored: _Scored, numbers: dict[int, int]) -> dict:
     """One match; `numbers` gives each match's number in the file (1, 2, 3…) by its id."""
     match, sides = scored.match, scored.sides
-    # A match of Terziglio says so, with its terms; one of Tressette as it always did.
-    game = {"game": match.game, "terms": match.settings.as_dict()} if match.terziglio else {}
+    # A match of Terziglio or a perdere says so, with its terms; one of Tressette as it
+    # always did.
+    game = {"game": match.game, "terms": match.settings.as_dict()}
+    if match.game == rules.Game.TRESSETTE:
+        game = {}
     return {
         **game,
         "started_at": _iso(match.started_at),

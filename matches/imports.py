@@ -19,9 +19,11 @@ from matches import rules
 from matches.exports import FORMAT, VERSION
 from matches.forms import clean_name, rule_message
 from matches.models import (
+    A_PERDERE_ENDS,
     DEAL_KINDS,
     END_REASONS,
     EVENINGS,
+    FRACTIONS,
     GAMES,
     MATCH_DEALS_MAX,
     NAME_MAX,
@@ -34,10 +36,16 @@ from matches.models import (
     TIE_RULES,
     Action,
     DocumentError,
+    Match,
+    document_game,
     entry_from_document,
+    settings_fields,
 )
 from matches.names import hides_something, name_key, side_name
 
+# The games a file may hold: a perdere's matches are kept and scored, but have no sheet yet
+# (issue 52): one imported would have no page to be seen on.
+IMPORTED = [(game, label) for game, label in GAMES if game != rules.Game.A_PERDERE]
 # The first problems found are said, and the file read no further: a file of a million
 # broken entries costs what one of ten does.
 MAX_MESSAGES = 10
@@ -81,7 +89,7 @@ class MatchImport:
 
     started_at: datetime
     finished_at: datetime | None
-    settings: "rules.MatchSettings | rules.TerziglioTerms"  # the game's
+    settings: "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms"  # the game's
     side_names: tuple[str, ...]
     players: tuple[tuple[str, ...], ...]  # each side's players, as named in the players list
     first_dealer: int  # a seat
@@ -329,12 +337,12 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
     if finished_at is not None and finished_at < started_at:
         raise _fail("%(where)s: “finished_at” is before “started_at”.", where=where)
     # Files written before Terziglio, and every match of Tressette, name no game.
-    game = rules.Game(_choice(raw, "game", where, GAMES) if "game" in raw else "tressette")
-    terziglio = game is rules.Game.TERZIGLIO
-    settings = _terms(raw, where) if terziglio else _settings(raw, where)
+    game = rules.Game(_choice(raw, "game", where, IMPORTED) if "game" in raw else "tressette")
+    terms = {rules.Game.TERZIGLIO: _terms, rules.Game.A_PERDERE: _a_perdere_terms}
+    settings = terms.get(game, _settings)(raw, where)
     side_names, seated = _sides(_get(raw, "sides", where, list), where, players, game)
     first_dealer = _first_dealer(raw, where, seated, game)
-    outcome = _scored_deals(raw, where, settings, side_names, first_dealer, len(seated[0]) * 2)
+    outcome = _scored_deals(raw, where, settings, side_names, first_dealer, len(seated[0]))
     totals = _numbers(raw, "totals", where, len(side_names))
     if totals != outcome.totals:
         raise _fail(
@@ -395,12 +403,26 @@ def _terms(raw: dict, where: str) -> rules.TerziglioTerms:
         raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
 
 
+def _a_perdere_terms(raw: dict, where: str) -> rules.APerdereTerms:
+    """A match a perdere's terms: the line, how it ends, the fractions, the reversed sweep."""
+    terms = _get(raw, "terms", where, dict)
+    end = _choice(terms, "end", where, A_PERDERE_ENDS)
+    fractions = _choice(terms, "fractions", where, FRACTIONS)
+    swept = _get(terms, "reversed_sweep", where, bool)
+    try:
+        return rules.APerdereTerms(_get(terms, "line", where, int), end, fractions, swept)
+    except rules.RuleError as error:
+        raise ImportInvalid([f"{where}: {rule_message(error)}"]) from None
+
+
 def _sides(
     raw: list, where: str, players: dict[str, str], game: rules.Game = rules.Game.TRESSETTE
 ) -> tuple[tuple[str, ...], list[list[str]]]:
     """The sides' names and their players (by the names in the players list), seated as the
-    rules' seating check allows: two sides, or at Terziglio three of one player."""
-    count = rules.TERZIGLIO_PLAYERS if game is rules.Game.TERZIGLIO else 2
+    rules' seating check allows: two sides, or at Terziglio three of one player (a perdere
+    three to five: its seating check says so)."""
+    count = {rules.Game.TERZIGLIO: rules.TERZIGLIO_PLAYERS, rules.Game.A_PERDERE: len(raw)}
+    count = count.get(game, 2)
     if len(raw) != count or not all(isinstance(side, dict) for side in raw):
         raise _fail(
             "%(where)s: “sides” must be a list of %(count)s sides.", where=where, count=count
@@ -431,7 +453,7 @@ def _first_dealer(
     raw: dict, where: str, seated: list[list[str]], game: rules.Game = rules.Game.TRESSETTE
 ) -> int:
     order = (
-        [side[0] for side in seated] if game is rules.Game.TERZIGLIO else rules.seat_order(seated)
+        rules.seat_order(seated) if game is rules.Game.TRESSETTE else [side[0] for side in seated]
     )
     seats = [name_key(name) for name in order]
     dealer = _get(raw, "first_dealer", where, str)
@@ -450,7 +472,7 @@ def _scored_deals(
     settings: "rules.MatchSettings | rules.TerziglioTerms",
     side_names: tuple[str, ...],
     first_dealer: int,
-    seat_count: int,
+    players_per_side: int,
 ) -> rules.Outcome:
     """The deals as the rules of the match's game score them, each checked as if just
     entered, and the file's points held to the rules' score."""
@@ -463,20 +485,17 @@ def _scored_deals(
             max=MATCH_DEALS_MAX,
         )
     entries, stated = [], []
-    terziglio = isinstance(settings, rules.TerziglioTerms)
+    # The match as it will be kept: its game's rules score the deals (Match.score).
+    match = Match(
+        **settings_fields(settings), first_dealer=first_dealer, players_per_side=players_per_side
+    )
     for number, deal in enumerate(deals, start=1):
         at = _deal_at(where, number)
-        entries.append(_entry(deal, at, number, terziglio))
+        entries.append(_entry(deal, at, number, rules.Game(match.game)))
         stated.append(_numbers(deal, "points", at, len(side_names)))
 
     def scored(entries: list[rules.DealEntry]) -> rules.Outcome:
-        if terziglio:
-            played = rules.TerziglioRules(**settings.as_dict(), player_names=side_names)
-            outcome = rules.evaluate_terziglio(played, entries, first_dealer=first_dealer)
-        else:
-            played = rules.MatchRules(**settings.as_dict(), side_names=side_names)
-            outcome = rules.evaluate(played, entries, first_dealer=first_dealer,
-                                     seat_count=seat_count)  # fmt: skip
+        outcome = match.score(entries, side_names, checked_from=1)
         for deal, points in zip(outcome.deals, stated, strict=False):
             if deal.points != points:
                 raise _fail(
@@ -502,10 +521,12 @@ def _deal_at(where: str, number: int) -> str:
     return gettext("%(where)s, deal %(deal)s") % {"where": where, "deal": number}
 
 
-def _entry(raw: object, where: str, number: int, terziglio: bool = False) -> rules.DealEntry:
+def _entry(
+    raw: object, where: str, number: int, game: rules.Game = rules.Game.TRESSETTE
+) -> rules.DealEntry:
     if not isinstance(raw, dict):
         raise _fail("%(where)s: a deal must be an object.", where=where)
-    if ("bid" in raw) != terziglio:  # a deal of Terziglio names a bid, one of Tressette not
+    if document_game(raw) is not game:
         raise _fail("%(where)s: this deal is not of this match's game.", where=where)
     if _get(raw, "number", where, int) != number:
         raise _fail(
@@ -516,7 +537,14 @@ def _entry(raw: object, where: str, number: int, terziglio: bool = False) -> rul
     try:
         return entry_from_document(raw)
     except DocumentError as wrong:
-        if terziglio:
+        if game is rules.Game.A_PERDERE:
+            raise _fail(
+                "%(where)s: “%(field)s” is missing or wrong: a deal of Tressette a perdere "
+                "names each player's card points and who took every point (null if no one).",
+                where=where,
+                field=wrong.field,
+            ) from None
+        if game is rules.Game.TERZIGLIO:
             raise _fail(
                 "%(where)s: “%(field)s” is missing or wrong: a deal of Terziglio names its "
                 "soloist, bid and card points, or is a_monte.",

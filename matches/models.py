@@ -940,11 +940,22 @@ class DocumentError(ValueError):
         super().__init__(f"the deal's {field!r} is missing or wrong")
 
 
-def entry_from_document(document: dict) -> "rules.DealEntry | rules.TerziglioEntry":
-    """The entry of a deal's document (deal_document), or DocumentError."""
+def document_game(document: dict) -> Game:
+    """The game a deal's document is of: Terziglio's names a bid, one a perdere who took
+    every point (or null), one of Tressette neither."""
     if "bid" in document:
+        return Game.TERZIGLIO
+    return Game.A_PERDERE if "sweeper" in document else Game.TRESSETTE
+
+
+def entry_from_document(
+    document: dict,
+) -> "rules.DealEntry | rules.TerziglioEntry | rules.APerdereEntry":
+    """The entry of a deal's document (deal_document), or DocumentError."""
+    game = document_game(document)
+    if game is Game.TERZIGLIO:
         return _terziglio_entry(document)
-    if "sweeper" in document:
+    if game is Game.A_PERDERE:
         return _a_perdere_entry(document)
 
     def pair(field: str) -> tuple[int, int]:

@@ -803,6 +803,9 @@ def seating_errors(
     seat's error names the `seat` it is about."""
     alone = {Game.TERZIGLIO: (TERZIGLIO_PLAYERS,), Game.A_PERDERE: A_PERDERE_PLAYERS}
     if (counts := alone.get(Game(game))) is not None:
+        if Game(game) is Game.A_PERDERE and len(players) not in counts:
+            params = {"min": counts[0], "max": counts[-1], "value": len(players)}
+            return [RuleError("a_perdere_players", params, part="players")]
         if len(players) not in counts or any(len(side) != 1 for side in players):
             return [RuleError("side_sizes", part="players")]
         seats = [side[0] for side in players]

@@ -379,7 +379,7 @@ def test_the_export_queries_do_not_grow_with_the_matches():
     small, large = services.create_table(name="Small"), services.create_table(name="Large")
     add_matches(small, 2)
     add_matches(large, 6)
-    # The CSV asks once more: whether the table played Terziglio (its columns).
+    # The CSV asks once more: which games the table played (their columns).
     assert export_queries(small) == export_queries(large) == [5, 3]
 
 

@@ -278,8 +278,8 @@ def test_three_to_five_players_sit_each_for_themselves():
 
     for count in A_PERDERE_PLAYERS:
         assert codes([[name] for name in "ABCDE"[:count]], first_dealer=count - 1) == []
-    assert codes([["A"], ["B"]]) == ["side_sizes"]
-    assert codes([[name] for name in "ABCDEF"]) == ["side_sizes"]
+    assert codes([["A"], ["B"]]) == ["a_perdere_players"]
+    assert codes([[name] for name in "ABCDEF"]) == ["a_perdere_players"]
     assert codes([["A", "B"], ["C", "D"], ["E", "F"]]) == ["side_sizes"]
     assert codes([["Anna"], ["Bruno"], ["anna"]]) == ["seated_twice"]
     assert codes([["A"], ["B"], ["C"]], first_dealer=3) == ["first_dealer_not_seated"]
