@@ -535,7 +535,7 @@ def _entry(
             found=raw["number"],
         )
     try:
-        return entry_from_document(raw)
+        return entry_from_document(raw, game)
     except DocumentError as wrong:
         if game is rules.Game.A_PERDERE:
             raise _fail(

@@ -100,7 +100,8 @@ def _values(choices: list) -> list[str]:
 
 
 # Every figure a match or a deal keeps per side is one number for each side, in side order:
-# two sides at Tressette, three players at Terziglio (each a side of one).
+# two sides at Tressette, three players at Terziglio, three to five a perdere (each a side of
+# one).
 SIDES = (0, 1)
 SEATS = tuple(range(rules.TERZIGLIO_PLAYERS))
 A_PERDERE_SEATS = tuple(range(max(rules.A_PERDERE_PLAYERS)))
@@ -142,6 +143,12 @@ def _sum(field: str, sides: tuple[int, ...] = SIDES):
 
 # The fewest card points a deal a perdere counts: each player's own fractions dropped.
 A_PERDERE_LEAST = min(min(rules.a_perdere_totals(n)) for n in rules.A_PERDERE_PLAYERS)
+
+
+def _players_a_perdere(field: str) -> Q:
+    """A number in `field` for each of three to five players: a third, and no sixth."""
+    fewest, most = min(rules.A_PERDERE_PLAYERS), max(rules.A_PERDERE_PLAYERS)
+    return Q(**{f"{field}__{fewest - 1}__isnull": False, f"{field}__{most}__isnull": True})
 
 
 def _a_perdere_sum(field: str):
@@ -292,6 +299,7 @@ class Match(models.Model):
     fractions = models.CharField(
         _("fractions"), max_length=20, choices=FRACTIONS, blank=True, default="", db_default=""
     )
+    # (False at the other games; a table playing a perdere plays it unless it says not.)
     reversed_sweep = models.BooleanField(_("reversed sweep"), default=False, db_default=False)
     first_dealer = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=STATUSES, default=Status.IN_PROGRESS)
@@ -394,7 +402,8 @@ class Match(models.Model):
                 name="match_terziglio_terms",
             ),
             models.CheckConstraint(
-                condition=Q(game=Game.A_PERDERE) | Q(fractions="", reversed_sweep=False),
+                condition=Q(game=Game.A_PERDERE)
+                | Q(fractions="", reversed_sweep=False, out_after=[]),
                 name="match_a_perdere_terms_its_own",
             ),
             models.CheckConstraint(
@@ -425,9 +434,11 @@ class Match(models.Model):
             ),
             # How a match was won is its game's: Terziglio's at the line or after its deals.
             models.CheckConstraint(
-                condition=Q(game=Game.TRESSETTE) & ~Q(end_reason=EndReason.DEALS)
+                condition=Q(game=Game.TRESSETTE)
+                & ~Q(end_reason__in=[EndReason.DEALS, EndReason.LAST_IN, EndReason.LOWEST])
                 | Q(game=Game.TERZIGLIO, end_reason__in=["", EndReason.LINE, EndReason.DEALS])
-                | Q(game=Game.A_PERDERE, end_reason__in=["", EndReason.LAST_IN, EndReason.LOWEST]),
+                # A perdere's is its terms' own (APerdereTerms.end_reason: the same values).
+                | Q(game=Game.A_PERDERE) & (Q(end_reason="") | Q(end_reason=F("ends"))),
                 name="match_end_reason_of_its_game",
             ),
             # A rematch is begun from an ended or stopped match; reopened, it has none.
@@ -507,7 +518,7 @@ class Match(models.Model):
                 % said
             )
         try:
-            entry_from_document(deleted.old or {})
+            entry_from_document(deleted.old or {}, self.game)
         except DocumentError:
             raise NotRestorable(
                 _("The history does not keep enough of deal %(number)s to restore it.") % said
@@ -689,7 +700,8 @@ class Side(models.Model):
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["match", "position"], name="side_position_unique"),
-            # Two sides at Tressette, three players at Terziglio.
+            # Two sides at Tressette, three players at Terziglio, up to five a perdere (a side
+            # knows not its match's game: the services seat each game's count).
             models.CheckConstraint(
                 condition=Q(position__in=A_PERDERE_SEATS), name="side_position_is_a_seat"
             ),
@@ -738,8 +750,8 @@ class Deal(models.Model):
     # At Terziglio: the soloist's card points alone (none a monte), no declarations, and
     # what the deal moved each player's balance by. A perdere: each player's card points (0
     # for one out), no declarations, and what the deal charged each.
-    card_points = PerSide()
-    declared_points = PerSide()
+    card_points = PerSide(blank=True)  # none a monte
+    declared_points = PerSide(blank=True)  # none at Terziglio, nor a perdere
     points = PerSide()
     version = models.PositiveIntegerField(default=1)
     idempotency_key = models.CharField(max_length=64, blank=True, default="", db_default="")
@@ -805,9 +817,11 @@ class Deal(models.Model):
                 )
                 | Q(bid=A_MONTE)
                 | Q(
-                    Q(game=Game.A_PERDERE)
+                    Q(game=Game.A_PERDERE, declared_points=[])
                     & _each_side("card_points", "gte", 0, A_PERDERE_SEATS)
                     & _each_side("card_points", "lte", rules.CARD_POINTS_PER_DEAL, A_PERDERE_SEATS)
+                    & _players_a_perdere("card_points")
+                    & _players_a_perdere("points")
                 ),
                 name="deal_card_points_0_to_11",
             ),
@@ -949,10 +963,13 @@ def document_game(document: dict) -> Game:
 
 
 def entry_from_document(
-    document: dict,
+    document: dict, game: str
 ) -> "rules.DealEntry | rules.TerziglioEntry | rules.APerdereEntry":
-    """The entry of a deal's document (deal_document), or DocumentError."""
-    game = document_game(document)
+    """The entry of a deal's document (deal_document) in a match of `game`, or DocumentError
+    (a document of another game's deal too: "game")."""
+    game = Game(game)
+    if document_game(document) is not game:
+        raise DocumentError("game")
     if game is Game.TERZIGLIO:
         return _terziglio_entry(document)
     if game is Game.A_PERDERE:

@@ -1946,6 +1946,22 @@ def a_perdere_dealer(first_dealer: int, deals: int, out_after: Sequence[int | No
     return dealer
 
 
+def a_perdere_rematch_dealer(first_dealer: int, deals: int, out_after: Sequence[int | None]) -> int:
+    """Who deals first in a rematch, everyone in again: the player to the right of the last
+    deal's dealer, out or not (the first dealer again if no deal was played).
+
+    Dino dealt first; Anna went out after deal 3, Bruno after 4: Dino dealt deal 5, with
+    Carla, the last two in. Anna, to his right, deals the rematch.
+
+    >>> a_perdere_dealer(3, 4, (3, 4, None, None)), a_perdere_rematch_dealer(3, 5, (3, 4, 5, None))
+    (3, 0)
+    """
+    if not deals:
+        return first_dealer
+    last = a_perdere_dealer(first_dealer, deals - 1, out_after)
+    return (last + 1) % len(out_after)
+
+
 def _next_in(dealer: int, still_in: Sequence[bool]) -> int:
     """The seat the deal passes to from `dealer`: the next to the right still in."""
     players = len(still_in)

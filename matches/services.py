@@ -596,7 +596,7 @@ def restore_deal(*, match: Match, number: int, by: str = "") -> Recorded:
         deleted = match.deletion_to_restore(number)
     except NotRestorable as why:
         raise MatchClosed(str(why)) from None
-    entry = entry_from_document(deleted.old)
+    entry = entry_from_document(deleted.old, match.game)
     # Under the key it was saved with: a late retry of that save finds it saved.
     key, action = deleted.idempotency_key, Action.DEAL_RESTORED
     return record_deal(match_id=match.pk, number=number, entry=entry, idempotency_key=key, by=by,
@@ -749,8 +749,10 @@ def rematch(*, match: Match, by: str = "") -> Match:
     if match.next_match_id is not None:
         return Match.objects.get(pk=match.next_match_id)
     sides = list(match.sides.select_related("first_player", "second_player"))
-    if match.a_perdere:  # to the next player still in, as for one more deal
-        dealer = match.standing.next_dealer
+    if match.a_perdere:  # everyone in again: to the right of the last deal's dealer
+        dealer = rules.a_perdere_rematch_dealer(
+            match.first_dealer, match.deal_count, match.out_after
+        )
     else:
         dealer = rules.dealer_for(
             match.deals.count() + 1, first_dealer=match.first_dealer, seat_count=match.seat_count
@@ -768,7 +770,12 @@ def rematch(*, match: Match, by: str = "") -> Match:
 
 
 @atomic
-def change_settings(*, match: Match, settings: rules.MatchSettings, by: str = "") -> Match:
+def change_settings(
+    *,
+    match: Match,
+    settings: "rules.MatchSettings | rules.TerziglioTerms | rules.APerdereTerms",
+    by: str = "",
+) -> Match:
     """Change the line, tie rule or claims; the deals so far must still stand under them."""
     match = _lock(match.pk)
     _open(match)

@@ -131,6 +131,10 @@ def test_an_import_checks_each_deal_a_perdere_by_its_rules():
         "each player's card points and who took every point (null if no one)."
     ]
 
+    wrong = copy.deepcopy(document)
+    wrong["matches"][1]["deals"][0]["sweeper"] = None  # a deal of Tressette
+    assert refused(wrong) == ["Match 2, deal 1: this deal is not of this match's game."]
+
     def terms(match):
         match["terms"]["fractions"] = "half"
 

@@ -25,6 +25,8 @@ SINCE = [
     "0015_per_side_lists",
     "0016_terziglio",
     "0017_a_perdere",
+    "0018_deal_games",
+    "0019_deal_checks_by_game",
 ]
 MIGRATIONS = Path(__file__).resolve().parent.parent / "matches" / "migrations"
 
@@ -177,10 +179,10 @@ def test_a_database_of_tressette_matches_plays_tressette_after_0016_and_back():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_database_of_tressette_and_terziglio_deals_keeps_each_deals_game_after_0017():
-    """0017: a deal keeps its match's game (its checks depend on it): those that name a bid
+def test_a_database_of_tressette_and_terziglio_deals_keeps_each_deals_game_after_0019():
+    """0017-0019: a deal keeps its match's game (its checks depend on it): those that name a bid
     are Terziglio's, the others Tressette's; every match plays as before, no one out."""
-    before, after = ("matches", "0016_terziglio"), ("matches", "0017_a_perdere")
+    before, after = ("matches", "0016_terziglio"), ("matches", "0019_deal_checks_by_game")
     executor = MigrationExecutor(connection)
     executor.migrate([before])
     old = executor.loader.project_state([before]).apps

@@ -248,6 +248,7 @@ def test_a_terziglio_deal_names_its_soloist_and_moves_the_balances_by_a_sum_of_z
     played = {"match": match, "game": "terziglio", "bid": "chiamo", "card_points": [7],
               "declared_points": []}  # fmt: skip
     assert Deal.objects.create(number=1, side=0, points=[6, -3, -3], **played)
+    Deal(number=3, side=0, points=[6, -3, -3], **played).full_clean()  # as the database
     assert refused(Deal, number=2, side=0, points=[6, -3, -2], **played)
     assert refused(Deal, number=2, side=None, points=[6, -3, -3], **played)
     assert refused(Deal, number=2, side=3, points=[6, -3, -3], **played)
@@ -295,6 +296,11 @@ def test_a_perdere_totals_are_never_negative_and_its_terms_are_its_own():
                                 **won, **A_PERDERE)  # fmt: skip
     assert refused(Match, table=table, totals=[21, 22, 25, 9], end_reason="line", **won,
                    **A_PERDERE)  # fmt: skip
+    # Won as its terms say: not the lowest where the last one in wins; nor so at Tressette.
+    assert refused(Match, table=table, totals=[21, 22, 25, 9], end_reason="lowest", **won,
+                   **A_PERDERE)  # fmt: skip
+    assert refused(Match, table=table, totals=[21, 9], end_reason="last_in", **won)
+    assert refused(Match, table=table, totals=[0, 0], out_after=[None, None])
 
 
 def test_a_perdere_deal_counts_each_players_points_9_to_11_in_all():
@@ -315,3 +321,13 @@ def test_a_perdere_deal_counts_each_players_points_9_to_11_in_all():
                    **played)  # fmt: skip
     assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0],
                    kind="cappotto", side=0, **played)  # fmt: skip
+    # A number for each of three to five players, and no declarations.
+    assert refused(Deal, number=4, card_points=[6, 5], points=[6, 5], **played)
+    assert refused(Deal, number=4, card_points=[2, 2, 2, 2, 2, 1], points=[2, 2, 2, 2, 2, 1],
+                   **played)  # fmt: skip
+    assert refused(Deal, number=4, card_points=[4, 3, 2, 0], points=[4, 3], **played)
+    assert refused(Deal, **{**played, "declared_points": [0, 0, 0, 0]}, number=4,
+                   card_points=[4, 3, 2, 0], points=[4, 3, 2, 0])  # fmt: skip
+    # What the model's own validation passes, the database keeps: a deal refused above is
+    # refused by both for what it breaks, not for a list left empty.
+    Deal(number=4, card_points=[4, 3, 2, 0], points=[4, 3, 2, 0], **played).full_clean()

@@ -5,7 +5,15 @@ wins (or, by the table's choice, the lowest when the first reaches it)."""
 import pytest
 
 from matches import rules, services
-from matches.models import Action, Change, Deal, Match, deal_document, entry_from_document
+from matches.models import (
+    Action,
+    Change,
+    Deal,
+    DocumentError,
+    Match,
+    deal_document,
+    entry_from_document,
+)
 from matches.rules import APerdereEnd, APerdereEntry, APerdereTerms, EndReason, Status
 from tests.factories import MatchFactory, TableFactory
 
@@ -122,14 +130,15 @@ def test_the_terms_change_only_while_the_deals_stand_under_them():
     assert refused.value.code == "other_game"
 
 
-def test_a_rematch_seats_everyone_again_and_passes_the_deal_on():
-    match = play(start(first_dealer=BRUNO), *WORKED)
+@pytest.mark.parametrize(("first", "rematch"), [(BRUNO, DINO), (DINO, ANNA)])
+def test_a_rematch_seats_everyone_again_and_passes_the_deal_on(first, rematch):
+    """From Bruno: Bruno, Carla, Dino; Anna out, Bruno deal 4, Carla deal 5: Dino deals the
+    rematch. From Dino: Dino, Anna, Bruno, Carla; Anna out, Dino deal 5: then Anna."""
+    match = play(start(first_dealer=first), *WORKED)
     services.end_match(match=match)
     again = services.rematch(match=Match.objects.get(pk=match.pk))
-    # Bruno, Carla and Dino dealt; Anna was out, so Bruno dealt deal 4, Carla deal 5; the
-    # deal passes on to Dino, the one left in.
     assert (again.game, again.settings, again.first_dealer) == (
-        rules.Game.A_PERDERE, TERMS, DINO)  # fmt: skip
+        rules.Game.A_PERDERE, TERMS, rematch)  # fmt: skip
     assert (again.totals, again.out_after) == ((0, 0, 0, 0), (None, None, None, None))
 
 
@@ -142,8 +151,15 @@ def test_a_deal_of_another_game_is_refused_and_a_deal_a_perdere_elsewhere():
     assert refused.value.code == "other_game"
 
 
-def test_a_deals_document_gives_back_its_entry():
+def test_a_deals_document_gives_back_its_entry_in_a_match_of_its_game_only():
     for entry in (WORKED[0], WORKED[1]):
         document = deal_document(2, entry, (1, 2, 3, 4))
         assert document["sweeper"] == entry.sweeper
-        assert entry_from_document(document) == entry
+        assert entry_from_document(document, rules.Game.A_PERDERE) == entry
+        with pytest.raises(DocumentError):
+            entry_from_document(document, rules.Game.TRESSETTE)
+    # A deal of Tressette that says who swept a perdere is no deal of Tressette (a file's).
+    odd = {"number": 1, "kind": "normal", "side": None, "sweeper": None, "card_points": [6, 5],
+           "declared_points": [0, 0], "points": [6, 5]}  # fmt: skip
+    with pytest.raises(DocumentError):
+        entry_from_document(odd, rules.Game.TRESSETTE)

@@ -244,7 +244,7 @@ def delete_deal(request: HttpRequest, token: str, match_id: int, number: int) ->
     if shown is None or not request.htmx:
         return after_change(request, token, match_id, Notice(deleted=number), deleted=number)
     sheet, state = sheet_and_state(token, match_id)
-    refill = entry_form(sheet, **entry_data(entry_from_document(logged.old)))
+    refill = entry_form(sheet, **entry_data(entry_from_document(logged.old, sheet.game)))
     return answer(request, sheet, state, notice=Notice(deleted=number, undone=True), form=refill)
 
 

@@ -43,8 +43,10 @@ def test_a_view_only_visitor_may_look_but_not_change(client, match, worked):
     assert (
         client.get(reverse("match", args=[match.table.viewer_token, match.pk])).status_code == 200
     )
+    deals = list(match.deals.values_list("number", "points"))
     for url in changing_urls(match):
         assert client.post(url, deal_data(number=2)).status_code == 403, url
+    assert list(match.deals.values_list("number", "points")) == deals  # nothing kept
 
 
 def test_a_stranger_sees_404_everywhere(client, match, worked):
