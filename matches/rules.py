@@ -1598,22 +1598,11 @@ class TerziglioDeal:
         return self.balances
 
 
-@dataclass(frozen=True)
-class TerziglioOutcome:
-    """Where a match of three stands after its deals; read as an Outcome is (totals, winner,
-    decided, reason, another_deal), so that what ends, stops or lists a match reads any."""
+class _ByItsStanding:
+    """An outcome of a game each for themselves, read as an Outcome is (winner, decided, who
+    deals next, the next deal's number) from where its deals leave it (`standing`)."""
 
-    deals: tuple[TerziglioDeal, ...]
-    standing: TerziglioStanding
-    reason: EndReason | None = None
-    another_deal: bool = False  # the match is over but the highest balances are level
-    needs: tuple[int, ...] = (0, 0, 0)  # what each balance lacks to the line (0: no line)
-    claimer = swept_alone = None  # no claims, no sweeps by one in Terziglio
-    both_at_line = False  # the highest balance wins: no tie rule between two sides
-
-    @property
-    def totals(self) -> tuple[int, int, int]:
-        return self.standing.balances
+    standing: "TerziglioStanding | APerdereStanding"
 
     @property
     def winner(self) -> int | None:
@@ -1630,6 +1619,24 @@ class TerziglioOutcome:
     @property
     def next_number(self) -> int:
         return self.standing.deals + 1
+
+
+@dataclass(frozen=True)
+class TerziglioOutcome(_ByItsStanding):
+    """Where a match of three stands after its deals; read as an Outcome is (totals, winner,
+    decided, reason, another_deal), so that what ends, stops or lists a match reads any."""
+
+    deals: tuple[TerziglioDeal, ...]
+    standing: TerziglioStanding
+    reason: EndReason | None = None
+    another_deal: bool = False  # the match is over but the highest balances are level
+    needs: tuple[int, ...] = (0, 0, 0)  # what each balance lacks to the line (0: no line)
+    claimer = swept_alone = None  # no claims, no sweeps by one in Terziglio
+    both_at_line = False  # the highest balance wins: no tie rule between two sides
+
+    @property
+    def totals(self) -> tuple[int, int, int]:
+        return self.standing.balances
 
 
 def terziglio_errors(
@@ -1982,7 +1989,7 @@ class APerdereDeal:
 
 
 @dataclass(frozen=True)
-class APerdereOutcome:
+class APerdereOutcome(_ByItsStanding):
     """Where a match a perdere stands after its deals; read as an Outcome is (totals, winner,
     decided, reason, needs), so that what ends, stops or lists a match reads any."""
 
@@ -2011,22 +2018,6 @@ class APerdereOutcome:
             0 if out[seat] is not None else max(0, self.line - total)
             for seat, total in enumerate(self.totals)
         )
-
-    @property
-    def winner(self) -> int | None:
-        return self.standing.winner
-
-    @property
-    def decided(self) -> bool:
-        return self.standing.decided
-
-    @property
-    def next_dealer(self) -> int:
-        return self.standing.next_dealer
-
-    @property
-    def next_number(self) -> int:
-        return self.standing.deals + 1
 
 
 def a_perdere_errors(
