@@ -14,10 +14,12 @@ from django.utils.translation import gettext_lazy as _
 
 from matches import rules
 from matches.models import (
+    A_PERDERE_ENDS,
     BIDS,
     BIDS_PLAYED,
     DEAL_KINDS,
     EVENINGS,
+    FRACTIONS,
     NAME_MAX,
     PAYMENTS,
     SIDE_NAME_MAX,
@@ -548,10 +550,18 @@ class NewMatchForm(SettingsForm):
 # --- Deals -------------------------------------------------------------------------------
 
 
-def entry_data(entry: "rules.DealEntry | rules.TerziglioEntry") -> dict[str, str]:
+def entry_data(
+    entry: "rules.DealEntry | rules.TerziglioEntry | rules.APerdereEntry",
+) -> dict[str, str]:
     """What a phone sends for `entry`: to put a deal in a form again. Its card points are
     tapped on the pads, the typed fields left blank: a tap on another key then counts,
-    with or without scripts (what is typed counts first)."""
+    with or without scripts (what is typed counts first). A perdere's are typed."""
+    if isinstance(entry, rules.APerdereEntry):
+        typed = {
+            f"card_points_{seat}": str(points) for seat, points in enumerate(entry.card_points)
+        }
+        sweeper = "" if entry.sweeper is None else str(entry.sweeper)
+        return typed | {"sweeper": sweeper, "players": str(len(entry.card_points))}
     if isinstance(entry, rules.TerziglioEntry):
         return {
             "soloist": "" if entry.soloist is None else str(entry.soloist),
@@ -585,11 +595,16 @@ class PadField(forms.TypedChoiceField):
 
 
 class NextDeal(StaleOnHidden, Form):
-    """A deal's form of either game: the number of the deal the phone shows, the key it
-    saves it under (a retry finds the deal it made)."""
+    """A deal's form of any game: the number of the deal the phone shows, the key it saves
+    it under (a retry finds the deal it made)."""
 
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     key = forms.CharField(widget=forms.HiddenInput, required=False, max_length=64)
+
+    def add_rule_errors(self, invalid: rules.DealInvalid) -> None:
+        """Each error the rules found, where its game's form says it (`add_rule_error`)."""
+        for error in invalid.errors:
+            self.add_rule_error(error)
 
 
 class DealForm(NextDeal):
@@ -727,10 +742,6 @@ class DealForm(NextDeal):
             field = error.part if error.part in ("kind", "side", "seat") else None
         self.add_error(field, rule_message(error, in_column=in_column))
 
-    def add_rule_errors(self, invalid: rules.DealInvalid) -> None:
-        for error in invalid.errors:
-            self.add_rule_error(error)
-
 
 class EditDealForm(DealForm):
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
@@ -780,17 +791,34 @@ class CountForm(StaleOnHidden, Form):
 # --- Terziglio -----------------------------------------------------------------------------
 
 
-class TerziglioMatchForm(StaleOnHidden, Form):
+SEATS = [_("First player"), _("Second player"), _("Third player"), _("Fourth player"),
+         _("Fifth player")]  # fmt: skip
+
+
+class AloneMatchForm(StaleOnHidden, Form):
+    """A new match each for themselves: its players' seats first, then its terms."""
+
+    @property
+    def seats(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if name.startswith("player_")]
+
+    @property
+    def terms(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if not name.startswith("player_")]
+
+
+class TerziglioMatchForm(AloneMatchForm):
     """A match of three: the players in seat order (the deal passes to the right, the next
     seat), who deals first, how a deal pays and when the match ends."""
 
+    NAME = "new-terziglio"  # the form's id on its page, and its draft's
     HOUSE_LINES = rules.HOUSE_LINES
-    player_0 = _seat(_("First player"))
-    player_1 = _seat(_("Second player"))
-    player_2 = _seat(_("Third player"))
+    player_0 = _seat(SEATS[0])
+    player_1 = _seat(SEATS[1])
+    player_2 = _seat(SEATS[2])
     first_dealer = forms.TypedChoiceField(
         label=_("Who deals first"),
-        choices=[(0, _("First player")), (1, _("Second player")), (2, _("Third player"))],
+        choices=list(enumerate(SEATS[: rules.TERZIGLIO_PLAYERS])),
         coerce=int,
         initial=0,
         widget=Choices,
@@ -899,20 +927,226 @@ class SoloDealForm(NextDeal):
         field = {"soloist": "soloist", "bid": "bid", "card_points": "card_points"}.get(error.part)
         self.add_error(field, rule_message(error))
 
-    def add_rule_errors(self, invalid: rules.DealInvalid) -> None:
-        for error in invalid.errors:
-            self.add_rule_error(error)
-
 
 class EditSoloDealForm(SoloDealForm):
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
 
+# --- Tressette a perdere ------------------------------------------------------------------
+
+
+class APerdereMatchForm(AloneMatchForm):
+    """A match a perdere: three to five players in seat order (the deal passes to the right),
+    who deals first, the line, how the match ends, what becomes of the thirds, and whether
+    taking every point is the reversed sweep."""
+
+    NAME = "new-a-perdere"
+    HOUSE_LINES = rules.HOUSE_LINES
+    player_0 = _seat(SEATS[0])
+    player_1 = _seat(SEATS[1])
+    player_2 = _seat(SEATS[2])
+    player_3 = _seat(_("Fourth player, if four or five play"))
+    player_4 = _seat(_("Fifth player, if five play"))
+    first_dealer = forms.TypedChoiceField(
+        label=_("Who deals first"),
+        choices=list(enumerate(SEATS)),
+        coerce=int,
+        initial=0,
+        widget=Choices,
+        error_messages=_pick(_("Pick who deals first.")),
+    )
+    line = LineField(
+        label=_("Line"),
+        initial=rules.DEFAULT_LINE,
+        widget=SettingsForm.base_fields["line"].widget,
+        help_text=_(
+            "Reaching it puts a player out, or ends the match: 21, 31, 41 or any whole number "
+            "from 11 to 101."
+        ),
+        error_messages={"required": _("Type the line, like 21.")},
+    )
+    end = forms.TypedChoiceField(
+        label=_("The match ends"),
+        choices=A_PERDERE_ENDS,
+        coerce=rules.APerdereEnd,
+        initial=rules.APerdereEnd.LAST_IN,
+        widget=Choices,
+        error_messages=_pick(_("Pick when the match ends.")),
+    )
+    fractions = forms.TypedChoiceField(
+        label=_("The thirds a count leaves over"),
+        choices=FRACTIONS,
+        coerce=rules.Fractions,
+        initial=rules.Fractions.OWN,
+        widget=Choices,
+        error_messages=_pick(_("Pick what becomes of the thirds.")),
+    )
+    reversed_sweep = forms.BooleanField(
+        label=_("Taking every point is the reversed sweep: 0 for the taker, 11 to everyone else"),
+        required=False,
+        initial=True,
+        template_name="matches/fields/checkbox.html",
+    )
+
+    def clean(self):
+        data = super().clean()
+        names = [data.get(f"player_{seat}") for seat in range(max(rules.A_PERDERE_PLAYERS))]
+        playing = len(names) - next(
+            (count for count, name in enumerate(reversed(names)) if name), len(names)
+        )
+        least = rules.A_PERDERE_PLAYERS[0]
+        for seat, name in enumerate(names[: max(playing, least)]):
+            if not name and f"player_{seat}" not in self.errors:
+                self.add_error(f"player_{seat}", _("Type a name or pick a player."))
+        if self.errors:
+            return data
+        players = [[name] for name in names[:playing]]
+        game = rules.Game.A_PERDERE
+        for error in rules.seating_errors(players, names[:playing], data["first_dealer"], game):
+            if error.part == "seat":
+                message = _("This player already sits at this match.")
+                self.add_error(f"player_{error.params['seat']}", message)
+            elif error.part == "first_dealer":
+                self.add_error("first_dealer", rule_message(error))
+            else:
+                self.add_error(None, rule_message(error))
+        data["terms"] = rules.APerdereTerms(
+            data["line"], data["end"], data["fractions"], data["reversed_sweep"]
+        )
+        data["players"] = players
+        return data
+
+
+class APerdereDealForm(NextDeal):
+    """A deal a perdere: each player's card points, the last trick included, typed whole
+    (each drops their own thirds: "3⅔" is refused, saying so); a player out is sent as 0,
+    unasked. Or who took every point, where the table plays the reversed sweep (a tap: no
+    numbers needed)."""
+
+    players = forms.TypedChoiceField(
+        choices=[(count, count) for count in rules.A_PERDERE_PLAYERS],
+        coerce=int,
+        widget=forms.HiddenInput,
+    )
+    sweeper = forms.TypedChoiceField(
+        label=_("Took every point"),
+        coerce=int,
+        required=False,
+        empty_value=None,
+        initial="",
+        widget=Chips,
+        error_messages={"invalid_choice": _("Pick one of the players still in.")},
+    )
+
+    def __init__(
+        self,
+        *args,
+        player_names: Sequence[str],
+        out: Sequence[bool] = (),
+        sweep: bool = True,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.player_names = tuple(player_names)
+        self.out = tuple(out) or (False,) * len(self.player_names)
+        self.sweep = sweep  # the reversed sweep is played: who took every point is asked
+        self.fields["players"].initial = len(self.player_names)
+        self.fields["sweeper"].choices = [("", _("No one"))] + [
+            (seat, name) for seat, name in enumerate(self.player_names) if not self.out[seat]
+        ]
+        for seat, name in enumerate(self.player_names):
+            field = NumberField(label=name, most=rules.CARD_POINTS_PER_DEAL, card_points=True)
+            field.widget = forms.TextInput({**NumberField.widget.attrs, "data-player": seat})
+            self.fields[f"card_points_{seat}"] = field
+
+    @classmethod
+    def typed(cls, data) -> "APerdereDealForm":
+        """What was typed, read before the match is: as many players as the form says."""
+        count = plain_count(data.get("players"))
+        return cls(data, player_names=("",) * count)
+
+    @property
+    def seats(self) -> list[tuple[forms.BoundField, bool]]:
+        """Each player's card points, and whether the player is out."""
+        return [(self[f"card_points_{seat}"], out) for seat, out in enumerate(self.out)]
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if data["players"] != len(self.player_names):
+            self.add_error(None, STALE_PAGE)
+            return data
+        sweeper = data.get("sweeper")
+        cards = [data.get(f"card_points_{seat}") for seat in range(len(self.player_names))]
+        if sweeper is not None:  # the taps say it all: 11 to the sweeper, nothing to the rest
+            cards = [
+                rules.CARD_POINTS_PER_DEAL if seat == sweeper else 0 for seat in range(len(cards))
+            ]
+        missing = [
+            seat for seat, points in enumerate(cards) if points is None and not self.out[seat]
+        ]
+        for seat in missing:
+            message = _("Type %(player)s's card points: 0 if none.")
+            self.add_error(
+                f"card_points_{seat}", message % {"player": self.player_names[seat] or seat + 1}
+            )
+        if not missing:
+            data["entry"] = rules.APerdereEntry([points or 0 for points in cards], sweeper)
+        return data
+
+    def add_rule_error(self, error: rules.RuleError) -> None:
+        """Said beside the field it is about, where the form draws one (not for a player out,
+        nor who took every point where the table does not play it); else over the form."""
+        field = None
+        if error.part == "card_points" and error.side is not None and not self.out[error.side]:
+            field = f"card_points_{error.side}"
+        elif error.part == "sweeper" and self.sweep:
+            field = "sweeper"
+        self.add_error(field, rule_message(error))
+
+
+class EditAPerdereDealForm(APerdereDealForm):
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+
+def plain_count(value: object) -> int:
+    """The players a deal's form says it was drawn for; the most there can be, if it says
+    nothing plain (the form then refuses it as out of date)."""
+    text = str(value or "")
+    return (
+        int(text)
+        if text in {str(n) for n in rules.A_PERDERE_PLAYERS}
+        else max(rules.A_PERDERE_PLAYERS)
+    )
+
+
+AnyDealForm = DealForm | SoloDealForm | APerdereDealForm
+
+
+def typed_deal(data) -> AnyDealForm:
+    """A deal's form as sent, by the game it says it is of, read before the match is (the
+    service reads it, locked, and refuses a deal of another game)."""
+    forms_by_game = {rules.Game.TERZIGLIO: SoloDealForm, rules.Game.A_PERDERE: APerdereDealForm}
+    return forms_by_game.get(data.get("game"), DealForm).typed(data)
+
+
 def deal_form(
-    terziglio: bool, data=None, *, edit: bool = False, side_names=(), **kwargs
-) -> "DealForm | SoloDealForm":
-    """The form of a deal of this game (`edit`: of one on the sheet), for these sides."""
-    if terziglio:
-        kwargs = {key: value for key, value in kwargs.items() if key == "initial"}
-        return (EditSoloDealForm if edit else SoloDealForm)(data, player_names=side_names, **kwargs)
-    return (EditDealForm if edit else DealForm)(data, side_names=side_names, **kwargs)
+    game: rules.Game,
+    data=None,
+    *,
+    edit: bool = False,
+    side_names=(),
+    out=(),
+    sweep: bool = True,
+    **kwargs,
+) -> AnyDealForm:
+    """The form of a deal of this game (`edit`: of one on the sheet), for these sides (at a
+    perdere, `out`: whether each player is out; `sweep`: the table plays the reversed sweep)."""
+    if game is rules.Game.TRESSETTE:
+        return (EditDealForm if edit else DealForm)(data, side_names=side_names, **kwargs)
+    kwargs = {key: value for key, value in kwargs.items() if key == "initial"}
+    if game is rules.Game.A_PERDERE:
+        form = EditAPerdereDealForm if edit else APerdereDealForm
+        return form(data, player_names=side_names, out=out, sweep=sweep, **kwargs)
+    return (EditSoloDealForm if edit else SoloDealForm)(data, player_names=side_names, **kwargs)

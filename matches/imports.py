@@ -43,9 +43,6 @@ from matches.models import (
 )
 from matches.names import hides_something, name_key, side_name
 
-# The games a file may hold: a perdere's matches are kept and scored, but have no sheet yet
-# (issue 52): one imported would have no page to be seen on.
-IMPORTED = [(game, label) for game, label in GAMES if game != rules.Game.A_PERDERE]
 # The first problems found are said, and the file read no further: a file of a million
 # broken entries costs what one of ten does.
 MAX_MESSAGES = 10
@@ -337,7 +334,7 @@ def _match(raw: object, where: str, players: dict[str, str]) -> MatchImport:
     if finished_at is not None and finished_at < started_at:
         raise _fail("%(where)s: “finished_at” is before “started_at”.", where=where)
     # Files written before Terziglio, and every match of Tressette, name no game.
-    game = rules.Game(_choice(raw, "game", where, IMPORTED) if "game" in raw else "tressette")
+    game = rules.Game(_choice(raw, "game", where, GAMES) if "game" in raw else "tressette")
     terms = {rules.Game.TERZIGLIO: _terms, rules.Game.A_PERDERE: _a_perdere_terms}
     settings = terms.get(game, _settings)(raw, where)
     side_names, seated = _sides(_get(raw, "sides", where, list), where, players, game)

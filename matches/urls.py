@@ -74,6 +74,7 @@ urlpatterns = [
     path("t/<token:token>/players/<id:player_id>/merge", tables.merge_player, name="merge_player"),
     path("t/<token:token>/matches/new", tables.new_match, name="new_match"),
     path("t/<token:token>/matches/new/terziglio", tables.new_terziglio, name="new_terziglio"),
+    path("t/<token:token>/matches/new/a-perdere", tables.new_a_perdere, name="new_a_perdere"),
     path("t/<token:token>/evening", tables.change_evening, name="change_evening"),
     path("t/<token:token>/evening/new", tables.new_evening, name="new_evening"),
     path("t/<token:token>/tonight", history.tonight, name="tonight"),

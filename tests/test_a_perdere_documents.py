@@ -6,20 +6,16 @@ import copy
 import json
 
 import pytest
+from django.urls import reverse
 
 from matches import exports, imports, rules, services
 from matches.imports import ImportInvalid
-from matches.models import GAMES, Match, Table
+from matches.models import Match, Table
 from matches.rules import APerdereEnd, APerdereEntry, APerdereTerms, Fractions
+from tests.html import one, parsed, words
 from tests.test_exports import _english, csv_rows, json_document  # noqa: F401
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("_english")]
-
-
-@pytest.fixture(autouse=True)
-def _imported(monkeypatch):
-    """A file may hold matches a perdere once their sheet is built: read as it will be."""
-    monkeypatch.setattr(imports, "IMPORTED", GAMES)
 
 
 FOUR = [["Anna"], ["Bruno"], ["Carla"], ["Dino"]]
@@ -146,13 +142,15 @@ def test_an_import_checks_each_deal_a_perdere_by_its_rules():
     assert "Dino" in refused(changed(winner))[0]
 
 
-def test_a_file_holding_a_match_a_perdere_is_refused_until_its_sheet_is_built(monkeypatch):
+def test_a_match_a_perdere_imported_is_seen_on_its_sheet_as_it_was_played(client):
     document = json_document(evening_a_perdere())
-    monkeypatch.undo()
-    assert refused(document) == [
-        'Match 1: “game” must be one of tressette, terziglio, not "a_perdere".',
-        'Match 3: “game” must be one of tressette, terziglio, not "a_perdere".',
-    ]
+    table = services.import_table(document=imports.read(json.dumps(document).encode()))
+    won = Match.objects.get(table=table, game=rules.Game.A_PERDERE, status="finished")
+    url = reverse("match", args=[table.viewer_token, won.pk])
+    page = parsed(client.get(url, HTTP_ACCEPT_LANGUAGE="en"))
+    assert [words(total) for total in page.select("#live .total")] == ["22", "22", "21", "9"]
+    assert "Dino won the match (the last one in)" in words(one(page, "#live .result"))
+    assert len(page.select("#deal-rows tr")) == 5
 
 
 def test_the_csv_of_a_table_that_played_a_perdere_has_its_columns_after_terziglios():

@@ -1,8 +1,9 @@
 """Tonight at a table: its matches in the order played, what each side and each player won,
 the series between the same two sides and la bella, as the table page, every sheet and the
-shared tally show it; at its matches of three (Terziglio), each player's balances added up.
-Counted by `rules.evening_tally`; read in two queries (the table, the sides of tonight's
-matches with their players), whatever the number of matches."""
+shared tally show it; at its matches of three (Terziglio), each player's balances added up;
+at its matches a perdere, each player's wins. Tressette's counted by `rules.evening_tally`
+(two sides a match: the others' never reach it); read in two queries (the table, the sides
+of tonight's matches with their players), whatever the number of matches."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -106,6 +107,7 @@ class Tonight:
     matches: int  # tonight's matches ended or played
     file_name: str  # the picture's, as a download is named
     three: tuple[Balance, ...] = ()  # the players of tonight's matches of three, most up first
+    a_perdere: tuple[Counted, ...] = ()  # tonight's players a perdere, most wins first
 
     @property
     def three_said(self) -> str:
@@ -166,6 +168,9 @@ class Tonight:
                 lines.append(f"{title}: " + ", ".join(self.won_said(c) for c in counted))
         if self.three:
             lines.append(f"{_('Terziglio')}: {self.three_said}")
+        if self.a_perdere:
+            won = ", ".join(f"{one.name} {one.won}" for one in self.a_perdere)
+            lines.append(f"{_('Tressette a perdere')}: {won}")
         return "\n".join(lines)
 
     def won_said(self, counted: Counted) -> str:
@@ -199,30 +204,34 @@ def _tonight_sides(table: Q, began: datetime):
     """The sides of the table's matches begun since its evening did (`began`), ended or
     played: by the matches' index of the table's start times."""
     tonight = Side.objects.filter(table, match__started_at__gte=began)
-    # A match of Tressette stopped undecided counts for nothing; one of three, as it stands.
+    # A match of Tressette or a perdere stopped undecided counts for nothing; one of three,
+    # as it stands.
     tonight = tonight.exclude(
-        match__status=rules.Status.ABANDONED, match__game=rules.Game.TRESSETTE
+        match__status=rules.Status.ABANDONED,
+        match__game__in=[rules.Game.TRESSETTE, rules.Game.A_PERDERE],
     )
     return tonight.select_related("match", "first_player", "second_player").order_by(
         "match__started_at", "match_id", "position"
     )
 
 
-def _by_match(sides: list[Side]) -> tuple[list, list]:
-    """Tonight's matches with their sides, in the order played: Tressette's, and apart those
-    of three (Terziglio's: balances, no series nor pairs)."""
-    matches: list[tuple[Match, list[Side]]] = []
-    three: list[tuple[Match, list[Side]]] = []
+def _by_match(sides: list[Side]) -> dict[rules.Game, list[tuple[Match, list[Side]]]]:
+    """Tonight's matches with their sides, in the order played, by game: Tressette's, and
+    apart those of three (Terziglio's: balances) and those a perdere (a winner of three to
+    five): no series nor pairs at either."""
+    games: dict[rules.Game, list[tuple[Match, list[Side]]]] = {game: [] for game in rules.Game}
     for side in sides:
-        played_by = three if side.match.terziglio else matches
+        played_by = games[rules.Game(side.match.game)]
         if not played_by or played_by[-1][0].pk != side.match_id:
             played_by.append((side.match, []))
         played_by[-1][1].append(side)
-    return matches, three
+    return games
 
 
 def _tonight(table: Table, sides: list[Side]) -> Tonight:
-    matches, three = _by_match(sides)
+    games = _by_match(sides)
+    matches, three = games[rules.Game.TRESSETTE], games[rules.Game.TERZIGLIO]
+    a_perdere = games[rules.Game.A_PERDERE]
     played = [
         rules.Played(
             tuple(tuple(p.pk for p in side.players) for side in pair),
@@ -272,9 +281,10 @@ def _tonight(table: Table, sides: list[Side]) -> Tonight:
         players=tuple(Counted(names[c.who], c.played, c.won, c.games) for c in tally.players),
         series=series,
         standings=standings,
-        matches=len(matches) + len(three),
+        matches=len(matches) + len(three) + len(a_perdere),
         file_name=export_filename(table, "png"),
         three=_balances(three),
+        a_perdere=_wins(a_perdere),
     )
 
 
@@ -296,6 +306,21 @@ def _balances(matches: list[tuple[Match, list[Side]]]) -> tuple[Balance, ...]:
                 was.balance + match.totals[side.position],
             )
     return tuple(sorted(counted.values(), key=lambda one: (-one.balance, sort_key(one.name))))
+
+
+def _wins(matches: list[tuple[Match, list[Side]]]) -> tuple[Counted, ...]:
+    """Each player's matches a perdere ended tonight, and those they won (the winner: the
+    last one in, or the lowest total); one still played counts once it ends."""
+    counted: dict[int, Counted] = {}
+    for match, seats in matches:
+        if match.status != rules.Status.FINISHED:
+            continue
+        for side in seats:
+            player = side.first_player
+            was = counted.get(player.pk, Counted(player.name, 0, 0, 0))
+            won = match.winner == side.position
+            counted[player.pk] = Counted(player.name, was.played + 1, was.won + won, 0)
+    return tuple(sorted(counted.values(), key=lambda one: (-one.won, sort_key(one.name))))
 
 
 def _games(match: Match) -> int:
@@ -354,11 +379,12 @@ def tonight_picture(tonight: Tonight) -> Picture:
 
 def _tallies(tonight: Tonight) -> list[tuple[str, list[tuple[str, str]]]]:
     """The picture's lists under their titles, each a name and what it won ("2 won · 3
-    games") or, at the matches of three, its balance ("+12 · 2 won"); none that is empty."""
+    games") or, at the matches of three, its balance ("+12 · 2 won"); at the matches a
+    perdere, which count no games, its wins; none that is empty."""
 
-    def won(one: Counted) -> str:
+    def won(one: Counted, games: bool = True) -> str:
         said = ngettext("%(n)s won", "%(n)s won", one.won) % {"n": one.won}
-        if tonight.games_counted:
+        if games and tonight.games_counted:
             said += " · " + ngettext("%(n)s game", "%(n)s games", one.games) % {"n": one.games}
         return said
 
@@ -370,5 +396,9 @@ def _tallies(tonight: Tonight) -> list[tuple[str, list[tuple[str, str]]]]:
         (_("Sides"), [(one.name, won(one)) for one in tonight.sides]),
         (_("Players"), [(one.name, won(one)) for one in tonight.players]),
         (_("Terziglio"), [(one.name, balance(one)) for one in tonight.three]),
+        (
+            _("Tressette a perdere"),
+            [(one.name, won(one, games=False)) for one in tonight.a_perdere],
+        ),
     ]
     return [(title, counted) for title, counted in tallies if counted]

@@ -37,12 +37,12 @@ class Logged:
 
 def match_names(match: Match) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The match's sides' names, and its players' in seat order: one query. At Terziglio
-    each side is a player, in seat order."""
+    and a perdere each side is a player, in seat order."""
     rows = match.sides.order_by("position").values_list(
         "name", "first_player__name", "second_player__name"
     )
     names = tuple(name for name, *_players in rows)
-    if match.terziglio:
+    if match.terziglio or match.a_perdere:
         return names, names
     players = [[name for name in seated if name is not None] for _name, *seated in rows]
     return names, tuple(rules.seat_order(players))
@@ -94,9 +94,11 @@ def describe(
         return ""
     if "bid" in values:  # a deal of Terziglio
         return _describe_solo(values, side_names)
+    if "sweeper" in values:  # a deal a perdere
+        return _describe_a_perdere(values, side_names)
     if "points" in values:
         return _describe_deal(values, side_names, seat_names)
-    if "payment" in values:  # Terziglio's terms
+    if "payment" in values or "fractions" in values:  # Terziglio's terms, or a perdere's
         return terms_said(values)
     if "line" in values:
         tie = {
@@ -165,6 +167,19 @@ def _describe_solo(values: dict, player_names: Sequence[str]) -> str:
     counted = type(cards) is int and 0 <= cards <= rules.CARD_POINTS_PER_DEAL
     others = rules.TerziglioEntry(card_points=cards).others_card_points if counted else "?"
     return f"{named} {label(BIDS, bid)} {cards}\u2013{others} · {changes}"
+
+
+def _describe_a_perdere(values: dict, player_names: Sequence[str]) -> str:
+    """A deal a perdere: what it charged each player, and who took every point, if one did
+    ("Anna 11 · Bruno 11 · Carla 11 · Dino 0 (took every point)")."""
+    charged, sweeper = values.get("points"), values.get("sweeper")
+    if not isinstance(charged, list) or len(charged) != len(player_names):
+        charged = ["?"] * len(player_names)
+    said, took = [], _("took every point")
+    for seat, (name, points) in enumerate(zip(player_names, charged, strict=True)):
+        swept = type(sweeper) is int and seat == sweeper
+        said.append(f"{name} {points} ({took})" if swept else f"{name} {points}")
+    return " · ".join(said)
 
 
 def _at(pair: object, index: int) -> object:

@@ -1,7 +1,7 @@
-"""A match's result for the table's chat: its sides (Terziglio's three players), every deal,
-the totals, who won and how, as a few lines of text and as a picture the server lays out
-(drawn as SVG by templates/matches/result.svg; the phone makes it a PNG to share,
-static/js/share.js).
+"""A match's result for the table's chat: its sides (Terziglio's three players, a perdere's
+three to five), every deal, the totals, who won and how, as a few lines of text and as a
+picture the server lays out (drawn as SVG by templates/matches/result.svg; the phone makes it
+a PNG to share, static/js/share.js).
 
 Read in three queries and scored by `matches.rules`. The picture is laid out here in whole
 pixels; a text's width is estimated from its characters, so that a long name wraps or
@@ -15,11 +15,11 @@ from datetime import datetime
 
 from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from matches import rules
 from matches.exports import export_filename
-from matches.models import A_MONTE, BIDS, DEAL_KINDS, STATUSES
+from matches.models import A_MONTE, BIDS, DEAL_KINDS, GAMES, STATUSES
 from matches.selectors.sheet import Seated, claim_said, ended_reason, label, match_and_sides
 
 
@@ -29,6 +29,7 @@ class ResultSide:
     players: tuple[str, ...]
     total: int
     won: bool
+    out: bool = False  # a perdere: reached the line
 
     @property
     def named_apart(self) -> bool:
@@ -44,6 +45,7 @@ class ResultDeal:
     tags: tuple[str, ...]  # the kind of deal, on the side that swept or claimed
     bid: str = ""  # at Terziglio, the bid and the card points ("solo 7–4"), or "a monte"
     soloist: int | None = None  # at Terziglio, the seat of who played alone
+    were_out: tuple[bool, ...] = ()  # a perdere: the players out before it, who played no part
 
 
 @dataclass(frozen=True)
@@ -54,17 +56,19 @@ class Result:
     table_name: str
     line: int
     started_at: datetime
-    sides: tuple[ResultSide, ...]  # two; at Terziglio, its three players
+    sides: tuple[ResultSide, ...]  # two; at Terziglio and a perdere, its players
     deals: tuple[ResultDeal, ...]
     verdict: str  # who won and how; or that it was stopped undecided, or is being played
     file_name: str  # the picture's, as a download is named
     terziglio: bool = False
+    a_perdere: bool = False
     to_a_line: bool = True  # Terziglio's may end after its deals, or when the table stops
 
     @property
     def score(self) -> str:
-        """ "Alice & Carla 21 – 14 Beppe & Dino"; at Terziglio "Anna 6 · Bruno -3 · Carla -3" """
-        if self.terziglio:
+        """ "Alice & Carla 21 – 14 Beppe & Dino"; at Terziglio "Anna 6 · Bruno -3 · Carla -3",
+        a perdere alike"""
+        if self.terziglio or self.a_perdere:
             return " · ".join(f"{side.name} {side.total}" for side in self.sides)
         first, second = self.sides
         return f"{first.name} {first.total} – {second.total} {second.name}"
@@ -75,12 +79,15 @@ class Result:
 
     @property
     def played(self) -> str:
-        """ "Line 21 · 7 deals" """
+        """ "Line 21 · 7 deals"; a perdere, its name first: the fewest points win."""
         count = len(self.deals)
         deals = ngettext("%(count)s deal", "%(count)s deals", count) % {"count": count}
         if not self.to_a_line:
             return deals
-        return f"{_('Line %(line)s') % {'line': self.line}} · {deals}"
+        line = _("Line %(line)s") % {"line": self.line}
+        if self.a_perdere:
+            return f"{dict(GAMES)[rules.Game.A_PERDERE]} · {line} · {deals}"
+        return f"{line} · {deals}"
 
     @property
     def about(self) -> str:
@@ -104,25 +111,31 @@ def load_result(token: str, match_id: int) -> Result | None:
         [deal.entry for deal in match.deals.order_by("number")], tuple(s.name for s in sides)
     )
     seated = [Seated(side.name, tuple(player.name for player in side.players)) for side in sides]
-    terziglio = match.terziglio
-    if terziglio:
+    terziglio, a_perdere = match.terziglio, match.a_perdere
+    if terziglio or a_perdere:
         seats = [side.name for side in seated]
     else:
         seats = rules.seat_order([side.players for side in seated])
+    out = outcome.standing.out_after if a_perdere else (None,) * len(seated)
     status = rules.Status(match.status)
-    finished = status is rules.Status.FINISHED
+    won = outcome.winner if status is rules.Status.FINISHED else None
+    if a_perdere:
+        deals = tuple(_charged_deal(deal, out) for deal in outcome.deals)
+    else:
+        deals = tuple((_solo_deal if terziglio else _deal)(deal, seats) for deal in outcome.deals)
     return Result(
         table_name=match.table.name,
         line=match.line,
         started_at=match.started_at,
         sides=tuple(
-            ResultSide(side.name, side.players, outcome.totals[i], finished and outcome.winner == i)
+            ResultSide(side.name, side.players, outcome.totals[i], won == i, out[i] is not None)
             for i, side in enumerate(seated)
         ),
-        deals=tuple((_solo_deal if terziglio else _deal)(deal, seats) for deal in outcome.deals),
+        deals=deals,
         verdict=_verdict(status, outcome, seated, seats),
         file_name=export_filename(match.table, "png", match),
         terziglio=terziglio,
+        a_perdere=a_perdere,
         to_a_line=not terziglio or match.settings.end is rules.TerziglioEnd.LINE,
     )
 
@@ -145,9 +158,20 @@ def _solo_deal(deal: rules.TerziglioDeal, seats: list[str]) -> ResultDeal:
                       entry.soloist)  # fmt: skip
 
 
+def _charged_deal(deal: rules.APerdereDeal, out_after: tuple[int | None, ...]) -> ResultDeal:
+    """A deal a perdere: what it charged each player, their totals after it, "out" on those
+    it put out; those out before it played no part in it."""
+    out = pgettext("a perdere: reached the line", "out")
+    tags = tuple(out if seat in deal.out else "" for seat in range(len(deal.totals)))
+    were_out = tuple(gone is not None and gone < deal.number for gone in out_after)
+    return ResultDeal(deal.number, deal.points, deal.totals, tags, were_out=were_out)
+
+
 def _verdict(
     status: rules.Status, outcome: rules.Outcome, sides: list[Seated], seats: list[str]
 ) -> str:
+    if status is rules.Status.ABANDONED and isinstance(outcome, rules.APerdereOutcome):
+        return _("Stopped, undecided: the totals stand as they are.")
     if status is rules.Status.ABANDONED and len(sides) > 2:
         return _("Stopped, undecided: the balances stand as they are.")
     if status is rules.Status.ABANDONED:
@@ -178,7 +202,8 @@ _BAND = 104  # the band on top: the table and the day
 
 PAPER, CARD, STRIPE, RULE = "#f6f4ee", "#ffffff", "#eeebe2", "#d5d2c7"
 INK, MUTED, ACCENT, ON_ACCENT, WON = "#1b1d1a", "#545a52", "#1f6f4a", "#ffffff", "#e4f3ea"
-SIDES = ("#1f5fa8", "#b03a2e", "#6b4a9e")  # the sheet's own side colours (a third's, Terziglio's)
+# The sheet's own side colours; a third player's (Terziglio's), a fourth's, a fifth's (a perdere).
+SIDES = ("#1f5fa8", "#b03a2e", "#6b4a9e", "#8a6a00", "#1d7a74")
 
 
 @dataclass(frozen=True)
@@ -327,11 +352,14 @@ def result_picture(result: Result) -> Picture:
 
 
 def _cards(result: Result, top: int) -> Picture:
-    """The sides' cards (two, or Terziglio's three), side by side, as high as the highest.
-    Its height is where they end."""
+    """The sides' cards (two, Terziglio's three, a perdere's three to five), side by side,
+    as high as the highest; a player out says so where a winner's card says it won. Its
+    height is where they end."""
     count = len(result.sides)
     width = (WIDTH - 2 * _PAD - _GAP * (count - 1)) // count
-    room = width - 2 * _INSET
+    # Four or five abreast: narrower margins, so that the totals and "match won" stay large.
+    inset, padding = (_INSET, 20) if count <= 3 else (16, 10)
+    room = width - 2 * inset
     names = [fit(side.name, room, 52, 30, lines=3, bold=True) for side in result.sides]
     players = [
         fit(" & ".join(side.players), room, 32, 22, lines=2) if side.named_apart else None
@@ -341,25 +369,27 @@ def _cards(result: Result, top: int) -> Picture:
         name.height + (who.height + 8 if who is not None else 0)
         for name, who in zip(names, players, strict=True)
     )
-    total_y = top + 12 + _INSET + head + 140
-    won = _("match won")
-    badge = math.ceil(text_width(won, 30, bold=True)) + 2 * 20
-    bottom = total_y + 24 + 52 + _INSET
+    total_y = top + 12 + inset + head + 140
+    won, out = _("match won"), pgettext("a perdere: reached the line", "out")
+    badge = math.ceil(text_width(won, 30, bold=True)) + 2 * padding
+    bottom = total_y + 24 + 52 + inset
     boxes, texts = [], []
     for i, side in enumerate(result.sides):
         x = _PAD + i * (width + _GAP)
         boxes.append(Box(x, top, width, bottom - top, WON if side.won else CARD, RULE, 16))
         boxes.append(Box(x, top, width, 12, SIDES[i]))
-        inner = x + _INSET
-        texts += names[i].drawn(inner, top + 12 + _INSET)
+        inner = x + inset
+        texts += names[i].drawn(inner, top + 12 + inset)
         if players[i] is not None:
-            texts += players[i].drawn(inner, top + 12 + _INSET + names[i].height + 8, MUTED)
+            texts += players[i].drawn(inner, top + 12 + inset + names[i].height + 8, MUTED)
         total = fit(str(side.total), room, 150, 90, bold=True)
         texts += total.on_baseline(inner, total_y, SIDES[i])
         if side.won:
             boxes.append(Box(inner, total_y + 24, min(badge, room), 52, ACCENT, rounded=26))
-            pill = fit(won, room - 40, 30, 20, bold=True)
+            pill = fit(won, room - 2 * padding, 30, 20, bold=True)
             texts += pill.drawn(inner + min(badge, room) // 2, total_y + 33, ON_ACCENT, "middle")
+        elif side.out:
+            texts += fit(out, room, 30, 20, bold=True).drawn(inner, total_y + 33, MUTED)
     return Picture(WIDTH, bottom, tuple(boxes), tuple(texts))
 
 
@@ -368,9 +398,24 @@ _ROWS = {1: (64, 38), 2: (54, 32), 3: (46, 26)}
 # Where a row's parts go, as parts of its column's width: the deal's number ends at 0.10;
 # each side's points are centred under its heading, in 0.12 to 0.36 and 0.36 to 0.60 (or
 # moved left, the kind of deal after them); the totals end at 0.97. Terziglio's three
-# players' balances take 0.12 to 0.78, the bid what is left before 0.97.
+# players' balances take 0.12 to 0.78, the bid what is left before 0.97. A perdere's three to
+# five totals share 0.12 to 0.97 alike (_spans): each is a running total already.
 _NUMBER, _TOTALS = 0.10, 0.97
 _SIDES = {2: ((0.12, 0.36), (0.36, 0.60)), 3: ((0.12, 0.34), (0.34, 0.56), (0.56, 0.78))}
+
+
+def _spans(result: Result) -> tuple[tuple[float, float], ...]:
+    """Where each side's figures go in a row, as parts of its column's width.
+
+    >>> [round(a, 2) for a, _b in _spans(Result("", 21, None, (None,) * 5, (), "", "",
+    ...                                           a_perdere=True))]
+    [0.12, 0.29, 0.46, 0.63, 0.8]
+    """
+    if not result.a_perdere:
+        return _SIDES[len(result.sides)]
+    count, start = len(result.sides), _SIDES[2][0][0]
+    step = (_TOTALS - start) / count
+    return tuple((start + i * step, start + (i + 1) * step) for i in range(count))
 
 
 def _deals(result: Result, top: int) -> Picture:
@@ -383,11 +428,12 @@ def _deals(result: Result, top: int) -> Picture:
     width = (WIDTH - 2 * _PAD - _GAP * (columns - 1)) // columns
     rows = math.ceil(count / columns)
     head_size = max(16, size * 6 // 10)
-    spans = _SIDES[len(result.sides)]
+    spans = _spans(result)
     span = round(width * (spans[0][1] - spans[0][0]))
     heads = [fit(side.name, span - 8, head_size, 14, lines=2, bold=True) for side in result.sides]
     head = max(name.height for name in heads) + 14
     heading = top + head - 14  # the headings' baseline
+    cells = _charged_cells if result.a_perdere else _solo_cells if result.terziglio else _cells
     boxes, texts = [], []
     for column in range(columns if count else 0):
         x = _PAD + column * (width + _GAP)
@@ -401,8 +447,9 @@ def _deals(result: Result, top: int) -> Picture:
             last = round(name.size * (_ASCENT + (len(name.lines) - 1) * _LEADING))
             texts += name.drawn(centre, heading - last, SIDES[i], "middle")
             boxes.append(Box(at(spans[i][0]) + 4, top + head - 8, span - 8, 4, SIDES[i]))
-        totals = _("Bid") if result.terziglio else _("Totals")
-        texts.append(Text(at(_TOTALS), heading, head_size, totals, MUTED, anchor="end"))
+        if not result.a_perdere:  # its players' figures are the totals
+            totals = _("Bid") if result.terziglio else _("Totals")
+            texts.append(Text(at(_TOTALS), heading, head_size, totals, MUTED, anchor="end"))
         shown = result.deals[column * rows : (column + 1) * rows]
         for n, deal in enumerate(shown):
             y = top + head + n * row
@@ -412,7 +459,6 @@ def _deals(result: Result, top: int) -> Picture:
             texts.append(
                 Text(at(_NUMBER), base, size * 3 // 4, str(deal.number), MUTED, anchor="end")
             )
-            cells = _solo_cells if result.terziglio else _cells
             texts += cells(deal, [(at(a), at(b)) for a, b in spans], at(_TOTALS), base, size)
     end = top + head + rows * row
     return Picture(WIDTH, end, tuple(boxes), tuple(texts))
@@ -450,4 +496,26 @@ def _solo_cells(deal: ResultDeal, spans: list[tuple[int, int]], last: int, base:
     colour = SIDES[deal.soloist] if deal.soloist is not None else MUTED
     bid = fit(deal.bid, last - spans[-1][1] - 8, size * 7 // 10, 12)
     texts += bid.on_baseline(last, base, colour, "end")
+    return texts
+
+
+def _charged_cells(deal: ResultDeal, spans: list[tuple[int, int]], last: int, base: int, size: int):
+    """A deal a perdere: each player's total after it and, smaller, what it charged them,
+    "out" over it for who it put out; a dash for a player out before it."""
+    texts = []
+    for i, (start, end) in enumerate(spans):
+        middle = start + (end - start) // 2
+        if deal.were_out[i]:
+            texts.append(Text(middle, base, size, "\u2013", MUTED, anchor="middle"))
+            continue
+        # Each in its half of the player's span, smaller where a span is narrow (five players,
+        # two or three columns of deals): never over the next player's.
+        half = (end - start) // 2 - 6
+        total = fit(str(deal.totals[i]), half, size, 12, bold=True).size
+        charged = fit(f"+{deal.points[i]}", half, size * 3 // 5, 10).size
+        texts.append(Text(middle, base, total, str(deal.totals[i]), bold=True, anchor="end"))
+        texts.append(Text(middle + 8, base, charged, f"+{deal.points[i]}", MUTED))
+        if deal.tags[i]:
+            tag = fit(deal.tags[i], end - middle - 12, size * 3 // 5, 12, bold=True)
+            texts += tag.on_baseline(middle + 8, base - size * 3 // 5, SIDES[i])
     return texts

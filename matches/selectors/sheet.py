@@ -17,9 +17,12 @@ from django.utils.translation import ngettext
 from matches import rules
 from matches.models import (
     A_MONTE,
+    A_PERDERE_ENDS,
     BIDS,
     DEAL_KINDS,
     END_REASONS,
+    FRACTIONS,
+    GAMES,
     PAYMENTS,
     TERZIGLIO_ENDS,
     TIE_RULES,
@@ -110,6 +113,7 @@ class SideView:
     total: int
     needs: int
     won: bool  # its deals decide the match for it (ended or not)
+    out: bool = False  # a perdere: a player who reached the line
 
     @property
     def seated(self) -> Seated:
@@ -172,6 +176,27 @@ class SoloRow:
         )
 
 
+class Charged(NamedTuple):
+    """A player's part in a deal a perdere: their total after it, what it charged them,
+    whether they took every point (the reversed sweep), whether it put them out, or they
+    were out already."""
+
+    total: int
+    points: int
+    swept: bool
+    went_out: bool
+    out: bool
+
+
+@dataclass(frozen=True)
+class APerdereRow:
+    """A deal a perdere: what it charged each player, and their totals after it."""
+
+    number: int
+    dealer: str
+    cells: tuple[Charged, ...]
+
+
 @dataclass(frozen=True)
 class Chart:
     """Both running totals toward the line, as a small SVG drawn by the server."""
@@ -200,8 +225,8 @@ class Sheet:
     settings: rules.MatchSettings
     started_at: datetime
     status: rules.Status
-    sides: tuple[SideView, ...]  # at Terziglio, a player each
-    rows: tuple[Row | SoloRow, ...]
+    sides: tuple[SideView, ...]  # at Terziglio and a perdere, a player each
+    rows: tuple[Row | SoloRow | APerdereRow, ...]
     chart: Chart | None
     next_number: int
     dealers: tuple[str, ...]  # the seats in the order they deal
@@ -214,7 +239,7 @@ class Sheet:
     last_change: tuple[int, str, int | None] | None  # id, action and deal number
     last_by: str  # the name of the phone that made it ("Marco's phone"), or ""
     game: rules.Game
-    terms: str  # Terziglio's: how a deal pays and when the match ends, in words
+    terms: str  # Terziglio's and a perdere's, in words: how a deal pays, when the match ends
     entries: tuple[rules.DealEntry, ...] = field(repr=False)
 
     @property
@@ -222,8 +247,56 @@ class Sheet:
         return self.game is rules.Game.TERZIGLIO
 
     @property
+    def a_perdere(self) -> bool:
+        return self.game is rules.Game.A_PERDERE
+
+    @property
+    def alone(self) -> bool:
+        """Each for themselves (Terziglio, a perdere): a player a side."""
+        return self.game is not rules.Game.TRESSETTE
+
+    @property
+    def stopped_said(self) -> str:
+        """A match each for themselves stopped: what stands."""
+        if self.a_perdere:
+            return _("Stopped, undecided: the totals stand as they are.")
+        return _("Stopped, undecided: the balances stand as they are.")
+
+    @property
+    def level_said(self) -> str:
+        """Those a match each for themselves is decided between are level: another deal."""
+        if self.a_perdere:
+            return _("The lowest totals are level: play another deal.")
+        return _("The highest balances are level: play another deal.")
+
+    @property
+    def game_label(self) -> str:
+        return str(dict(GAMES)[self.game])
+
+    @property
+    def out(self) -> tuple[bool, ...]:
+        """Whether each player is out (a perdere: they reached the line)."""
+        return tuple(side.out for side in self.sides)
+
+    def out_before(self, number: int) -> tuple[bool, ...]:
+        """Whether each player was out before deal `number` (a perdere): what its form asks."""
+        if not self.a_perdere or not 0 < number <= len(self.rows):
+            return self.out
+        return tuple(cell.out for cell in self.rows[number - 1].cells)
+
+    @property
+    def went_out_last(self) -> bool:
+        """The last deal put a player out (a perdere): the entry form loses their field."""
+        last = self.rows[-1] if self.a_perdere and self.rows else None
+        return last is not None and any(cell.went_out for cell in last.cells)
+
+    @property
+    def reversed_sweep(self) -> bool:
+        return self.a_perdere and self.settings.reversed_sweep
+
+    @property
     def to_a_line(self) -> bool:
-        """Played to a line (Tressette always; Terziglio when its terms say)."""
+        """Played to a line (Tressette and a perdere always; Terziglio when its terms say)."""
         return not self.terziglio or self.settings.end is rules.TerziglioEnd.LINE
 
     @property
@@ -297,7 +370,22 @@ class Sheet:
             "sides": self.side_names,
             "another": self.another_deal,
         }
-        if self.terziglio:  # offline.js reads a sheet that names no game as Tressette's
+        if self.a_perdere:
+            terms = self.settings
+            state |= {
+                "game": str(self.game),
+                "line": terms.line,
+                "lowest": terms.end is rules.APerdereEnd.LOWEST,
+                "sweep": terms.reversed_sweep,
+                "out": self.out,
+                # Every total a deal can have, by how many players are still in (offline.js:
+                # readEach derives no rule of its own).
+                "possible": {
+                    str(players): sorted(rules.a_perdere_totals(players, terms.fractions))
+                    for players in range(2, len(self.sides) + 1)
+                },
+            }
+        elif self.terziglio:  # offline.js reads a sheet that names no game as Tressette's
             terms = self.settings
             state |= {
                 "game": str(self.game),
@@ -379,12 +467,14 @@ def _sheet_of(
     last_change: tuple[int, str, int | None, str] | None,
 ) -> Sheet:
     """The sheet of a match, its table, its sides and the outcome the rules scored."""
-    terziglio = match.terziglio
+    game = rules.Game(match.game)
+    alone = game is not rules.Game.TRESSETTE  # each for themselves: a seat is a side
     seats = (
         [side.name for side in sides]
-        if terziglio
+        if alone
         else rules.seat_order([side.players for side in sides])
     )
+    out_after = outcome.standing.out_after if game is rules.Game.A_PERDERE else (None,) * len(sides)
     return Sheet(
         match_id=match.pk,
         revision=match.revision,
@@ -405,11 +495,12 @@ def _sheet_of(
                 total=outcome.totals[i],
                 needs=outcome.needs[i],
                 won=outcome.winner == i,
+                out=out_after[i] is not None,
             )
             for i, side in enumerate(sides)
         ),
-        rows=tuple((_solo_row if terziglio else _row)(deal, seats) for deal in outcome.deals),
-        chart=_chart(match.line, outcome) if outcome.deals and not terziglio else None,
+        rows=_rows(game, outcome, seats),
+        chart=_chart(match.line, outcome) if outcome.deals and not alone else None,
         next_number=outcome.next_number,
         dealers=tuple(seats),
         dealer_index=outcome.next_dealer,
@@ -420,10 +511,36 @@ def _sheet_of(
         next_match_id=match.next_match_id,
         last_change=last_change[:3] if last_change is not None else None,
         last_by=last_change[3] if last_change is not None else "",
-        game=rules.Game(match.game),
-        terms=terms_said(match.settings.as_dict()) if terziglio else "",
+        game=game,
+        terms=terms_said(match.settings.as_dict()) if alone else "",
         entries=tuple(deal.entry for deal in outcome.deals),
     )
+
+
+def _rows(game: rules.Game, outcome: rules.Outcome, seats: Sequence[str]) -> tuple:
+    if game is rules.Game.A_PERDERE:
+        out_after = outcome.standing.out_after
+        return tuple(_a_perdere_row(deal, seats, out_after) for deal in outcome.deals)
+    row = _solo_row if game is rules.Game.TERZIGLIO else _row
+    return tuple(row(deal, seats) for deal in outcome.deals)
+
+
+def _a_perdere_row(
+    deal: rules.APerdereDeal, seats: Sequence[str], out_after: Sequence[int | None]
+) -> APerdereRow:
+    cells = tuple(
+        Charged(
+            total,
+            points,
+            seat == deal.entry.sweeper,
+            seat in deal.out,
+            out is not None and out < deal.number,
+        )
+        for seat, (total, points, out) in enumerate(
+            zip(deal.totals, deal.points, out_after, strict=True)
+        )
+    )
+    return APerdereRow(deal.number, seats[deal.dealer], cells)
 
 
 def label(choices: Sequence[tuple], value: object) -> str:
@@ -433,9 +550,15 @@ def label(choices: Sequence[tuple], value: object) -> str:
 
 
 def terms_said(terms: dict) -> str:
-    """Terziglio's terms, as `TerziglioTerms.as_dict` and the log keep them, in words: how
-    a deal pays, when the match ends ("The difference in card points, times the bid · When
-    a balance reaches the line · line 21")."""
+    """Terziglio's and a perdere's terms, as their `as_dict` and the log keep them, in words:
+    how a deal pays, when the match ends ("The difference in card points, times the bid ·
+    When a balance reaches the line · line 21")."""
+    if "fractions" in terms:  # a perdere's
+        sweep = terms.get("reversed_sweep")
+        said = [_("line %(line)s") % {"line": terms.get("line")},
+                label(A_PERDERE_ENDS, terms.get("end")), label(FRACTIONS, terms.get("fractions")),
+                _("reversed sweep") if sweep else _("no reversed sweep")]  # fmt: skip
+        return " · ".join(said)
     pays, end = label(PAYMENTS, terms.get("payment")), terms.get("end")
     if end == rules.TerziglioEnd.DEALS:
         deals = terms.get("deals")
@@ -448,9 +571,9 @@ def terms_said(terms: dict) -> str:
 
 
 def totals_said(totals: object) -> str:
-    """Each side's total as the sheet writes them: "21–14", with an en dash; Terziglio's
-    three balances "6 · -3 · -3". Odd values (an imported log's) as "?"."""
-    if not isinstance(totals, list | tuple) or len(totals) not in (2, 3):
+    """Each side's total as the sheet writes them: "21–14", with an en dash; each player's
+    at Terziglio and a perdere "6 · -3 · -3". Odd values (an imported log's) as "?"."""
+    if not isinstance(totals, list | tuple) or not 2 <= len(totals) <= 5:
         return "?\u2013?"
     return ("\u2013" if len(totals) == 2 else " · ").join(map(str, totals))
 
@@ -541,13 +664,28 @@ def _safe(template: str, **params: str) -> SafeString:
     return mark_safe(template % {name: escape(value) for name, value in params.items()})
 
 
-def _decided(outcome: rules.Outcome, count: int) -> str:
-    reason = outcome.reason
+def _decided_alone(reason: rules.EndReason | None) -> str:
+    """How a match each for themselves is decided but at the line, by one player: "" for
+    the other reasons."""
+    if reason is rules.EndReason.LAST_IN:
+        return _("Only <strong>%(side)s</strong> is still in, and wins the match.")
+    if reason is rules.EndReason.LOWEST:
+        return _(
+            "The line is reached: <strong>%(side)s</strong> has the lowest total and wins the "
+            "match."
+        )
     if reason is rules.EndReason.DEALS:
         return _(
             "The agreed deals are played: <strong>%(side)s</strong> has the highest balance and "
             "wins the match."
         )
+    return ""
+
+
+def _decided(outcome: rules.Outcome, count: int) -> str:
+    reason = outcome.reason
+    if alone := _decided_alone(reason):
+        return alone
     if reason is rules.EndReason.LINE and outcome.both_at_line:
         return ngettext(
             "Both sides have reached the line: <strong>%(side)s</strong> has the higher total "
@@ -687,6 +825,8 @@ def as_typed(
     """
     if isinstance(entry, rules.TerziglioEntry):
         return solo_typed(entry, side_names)
+    if isinstance(entry, rules.APerdereEntry):
+        return each_typed(entry, side_names)
     typed = ", ".join(
         f"{name} {points_as_typed(entry.card_points[side], entry.declared_points[side])}"
         for side, name in enumerate(side_names)
@@ -711,6 +851,20 @@ def solo_typed(entry: rules.TerziglioEntry, player_names: Sequence[str]) -> str:
         return label(BIDS, A_MONTE)
     named = player_names[entry.soloist] if entry.soloist < len(player_names) else "?"
     return f"{named} · {label(BIDS, str(entry.bid))} · {entry.card_points}"
+
+
+def each_typed(entry: rules.APerdereEntry, player_names: Sequence[str]) -> str:
+    """A deal a perdere as a phone typed it: each player's card points, or who took them all.
+
+    >>> each_typed(rules.APerdereEntry((5, 3, 2, 0)), ("Anna", "Bruno", "Carla", "Dino"))
+    'Anna 5, Bruno 3, Carla 2, Dino 0'
+    >>> each_typed(rules.APerdereEntry((0, 11, 0), sweeper=1), ("Anna", "Bruno", "Carla"))
+    'Bruno · took every point'
+    """
+    if entry.sweeper is not None:
+        named = player_names[entry.sweeper] if entry.sweeper < len(player_names) else "?"
+        return f"{named} · {_('took every point')}"
+    return points_said(player_names, entry.card_points)
 
 
 def points_said(names: Sequence[str], points: Sequence[int]) -> str:

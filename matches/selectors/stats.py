@@ -1,4 +1,5 @@
-"""A table's stats, per player and per pair; a match of three's, per player."""
+"""A table's stats, per player and per pair; a match of three's and a match a perdere's, per
+player."""
 
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -15,7 +16,8 @@ from matches.models import (
 )
 from matches.names import pair_name, sort_key
 
-# What the stats count: a match ended; one of three stopped too (each deal was paid).
+# What the stats count: a match ended; one of three stopped too (each deal was paid). A match
+# a perdere stopped has no winner, and its totals mean nothing until one: it counts for none.
 _COUNTED = Q(status=rules.Status.FINISHED) | Q(
     game=rules.Game.TERZIGLIO, status=rules.Status.ABANDONED
 )
@@ -43,8 +45,7 @@ class Record:
 
     @property
     def points_per_deal(self) -> float:
-        # To a tenth, half up like win_rate: 21 points in 4 deals is 5.3, not round()'s 5.2.
-        return (20 * self.points + self.deals) // (2 * self.deals) / 10 if self.deals else 0.0
+        return _per_deal(self.points, self.deals)
 
     @property
     def streak(self) -> str:
@@ -81,6 +82,36 @@ class SoloRecord:
     @property
     def alone_rate(self) -> int:
         return _share(self.won_alone, self.alone)
+
+
+@dataclass
+class APerdereRecord:
+    """A player's matches a perdere: played and won, and the points charged to them in the
+    deals they played (none once they were out): the fewer a deal, the better."""
+
+    name: str
+    player_id: int
+    played: int = 0
+    won: int = 0
+    deals: int = 0
+    points: int = 0
+
+    @property
+    def win_rate(self) -> int:
+        return _share(self.won, self.played)
+
+    @property
+    def points_per_deal(self) -> float:
+        return _per_deal(self.points, self.deals)
+
+
+def _per_deal(points: int, deals: int) -> float:
+    """To a tenth, half up like _share: 21 points in 4 deals is 5.3, not round()'s 5.2.
+
+    >>> _per_deal(21, 4), _per_deal(0, 0)
+    (5.3, 0.0)
+    """
+    return (20 * points + deals) // (2 * deals) / 10 if deals else 0.0
 
 
 def _share(part: int, whole: int) -> int:
@@ -121,6 +152,8 @@ class Stats:
     games_counted: bool = False  # some match played the old stakes: games beside matches
     terziglio: list[SoloRecord] = field(default_factory=list)  # its players, most wins first
     terziglio_played: int = 0
+    a_perdere: list[APerdereRecord] = field(default_factory=list)  # its players, most wins first
+    a_perdere_played: int = 0
 
     @property
     def longest_tied(self) -> bool:
@@ -132,7 +165,8 @@ def table_stats(table: Table) -> Stats:
     """Per player and per pair, from the finished matches (and those of three stopped:
     their balances stand): two queries (the matches with what the rules stored of them, and
     their sides), whatever their number; a third reads who played alone in the matches of
-    three, a fourth counts the matches waiting for End match."""
+    three, a fourth counts the matches waiting for End match. A match a perdere's players
+    are counted from what the match stored: no query more."""
     matches = list(Match.objects.filter(_COUNTED, table=table).order_by("started_at", "pk"))
     sides: dict[int, list[Side]] = defaultdict(list)
     seated = Side.objects.filter(match__in=Match.objects.filter(_COUNTED, table=table))
@@ -140,8 +174,9 @@ def table_stats(table: Table) -> Stats:
         sides[side.match_id].append(side)
     players: dict[int, Record] = {}
     pairs: dict[frozenset[int], Record] = {}
-    # A match of Terziglio has balances, not points for and against a pair: counted apart.
-    tressette = [match for match in matches if not match.terziglio]
+    # Terziglio's balances and a perdere's totals are not points for and against a pair:
+    # each is counted apart.
+    tressette = [match for match in matches if match.game == rules.Game.TRESSETTE]
     for match in tressette:
         for side in sides[match.pk]:
             for record in _records(side, players, pairs):
@@ -153,6 +188,7 @@ def table_stats(table: Table) -> Stats:
     ]
     player_list = sorted(players.values(), key=by_wins)
     terziglio = [match for match in matches if match.terziglio]
+    a_perdere = [match for match in matches if match.a_perdere]
     waiting = Match.objects.filter(
         table=table, status=rules.Status.IN_PROGRESS, decided_for__isnull=False
     )
@@ -167,6 +203,8 @@ def table_stats(table: Table) -> Stats:
         games_counted=any(match.stakes for match in tressette),
         terziglio=sorted(_solo_records(table, terziglio, sides), key=by_wins),
         terziglio_played=len(terziglio),
+        a_perdere=sorted(_a_perdere_records(a_perdere, sides), key=by_wins),
+        a_perdere_played=len(a_perdere),
     )
 
 
@@ -191,6 +229,22 @@ def _solo_records(table: Table, matches: list[Match], sides: dict) -> list[SoloR
         record = seat_of[deal.match_id, deal.side]
         record.alone += 1
         record.won_alone += bool(deal.entry.soloist_won)
+    return list(records.values())
+
+
+def _a_perdere_records(matches: list[Match], sides: dict) -> list[APerdereRecord]:
+    """Each player's record in these matches a perdere (ended: each has a winner). A player
+    out after deal 4 of 7 played 4 of them."""
+    records: dict[int, APerdereRecord] = {}
+    for match in matches:
+        for side in sides[match.pk]:
+            player, seat = side.first_player, side.position
+            record = records.setdefault(player.pk, APerdereRecord(player.name, player.pk))
+            record.played += 1
+            record.won += match.winner == seat
+            out = match.out_after[seat]
+            record.deals += match.deal_count if out is None else out
+            record.points += match.totals[seat]
     return list(records.values())
 
 

@@ -10,13 +10,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from matches import rules, selectors, services
 from matches.forms import (
+    AnyDealForm,
     CountForm,
-    DealForm,
-    EditDealForm,
-    SoloDealForm,
     deal_form,
     entry_data,
     rule_messages,
+    typed_deal,
 )
 from matches.models import Deal, Match, entry_from_document
 from matches.views.access import (
@@ -40,6 +39,12 @@ from matches.views.sheet import (
     to_sheet,
 )
 
+# A deal's fields, on the sheet and on its edit page, by its game.
+FIELDS = {
+    rules.Game.TRESSETTE: "matches/_deal_fields.html",
+    rules.Game.TERZIGLIO: "matches/_solo_fields.html",
+    rules.Game.A_PERDERE: "matches/_a_perdere_fields.html",
+}
 NO_SUCH_DEAL = _("There is no deal %(number)s on the sheet now: another phone may have deleted it.")
 CHANGED_MEANWHILE = _(
     "Deal %(number)s was changed on another phone meanwhile: it now gives %(points)s. What "
@@ -55,8 +60,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         sheet, state = sheet_and_state(token, match_id)
         return _counted(request, sheet, state)
     # Read before the match is (the service reads it): the form says which game it is of.
-    solo = request.POST.get("game") == rules.Game.TERZIGLIO
-    typed = (SoloDealForm if solo else DealForm).typed(request.POST)
+    typed = typed_deal(request.POST)
     if not typed.is_valid():
         return _refused(request, token, match_id)
     data = typed.cleaned_data
@@ -71,9 +75,7 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
         return _refused(request, token, match_id, invalid=invalid)
     except services.DealConflict as conflict:
         sheet, state = sheet_and_state(token, match_id)
-        form = entry_form(sheet, request.POST)
-        form.is_valid()
-        return answer(request, sheet, state, notice=_conflict(conflict, form, sheet))
+        return answer(request, sheet, state, notice=_conflict(conflict, data["entry"], sheet))
     except services.DeletedSince as deleted:
         return to_sheet(token, match_id, {"deleted_since": deleted.number})
     except services.ServiceError as refused:
@@ -122,12 +124,10 @@ def _saved(
     return to_sheet(token, match_id, said)
 
 
-def _conflict(
-    conflict: services.DealConflict, form: DealForm | SoloDealForm, sheet: selectors.Sheet
-) -> Notice:
-    """Both phones entered the same deal: what this one typed is said, not kept to be saved
-    a second time."""
-    entry, saved = form.cleaned_data["entry"], conflict.deal
+def _conflict(conflict: services.DealConflict, entry, sheet: selectors.Sheet) -> Notice:
+    """Both phones entered the same deal: what this one typed (`entry`, as its form read it)
+    is said, not kept to be saved a second time."""
+    saved = conflict.deal
     yours = selectors.as_typed(entry, sheet.side_names, sheet.seat_names)
     same = saved.entry == entry
     points = selectors.points_said(sheet.side_names, saved.points)
@@ -164,7 +164,7 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
     stored = entry_data(deal.entry)
     typed = {name: request.GET[name][:12] for name in stored if name in request.GET}
     initial = {"number": deal.number, "version": deal.version, **stored, **typed}
-    form = _edit_form(sheet, posted(request), initial=initial)
+    form = _edit_form(sheet, deal.number, posted(request), initial=initial)
     # The deal this page showed was deleted and another took its number: what was typed is
     # not about it, whatever its version.
     replaced = request.POST.get("deal", str(deal.pk)) != str(deal.pk)
@@ -173,15 +173,15 @@ def edit_deal(request: HttpRequest, token: str, match_id: int, number: int) -> H
         if form is None:
             url = reverse("match", args=[token, match.pk])
             return done(request, f"{url}?edited={deal.number}")
-    fields = "matches/_solo_fields.html" if sheet.terziglio else "matches/_deal_fields.html"
+    fields = FIELDS[sheet.game]
     context = {"sheet": sheet, "deal": deal, "form": form, "closed": match.why_closed,
                "typed": bool(typed) and not form.is_bound, "fields": fields}  # fmt: skip
     return render(request, "matches/edit_deal.html", context)
 
 
 def _edited(
-    request: HttpRequest, form: EditDealForm, deal: Deal, sheet: selectors.Sheet, *, replaced: bool
-) -> EditDealForm | None:
+    request: HttpRequest, form: AnyDealForm, deal: Deal, sheet: selectors.Sheet, *, replaced: bool
+) -> AnyDealForm | None:
     """Save the edit; None once saved, else the form saying why not."""
     if replaced:
         return _changed_meanwhile(form, deal, sheet)
@@ -202,7 +202,7 @@ def _edited(
     return form
 
 
-def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -> EditDealForm:
+def _changed_meanwhile(form: AnyDealForm, deal: Deal, sheet: selectors.Sheet) -> AnyDealForm:
     """Another phone changed the deal first: said with what it gives now. What this phone
     typed stays, over the deal's current version, so saving again replaces that change
     knowingly (else every retry would be refused as stale again)."""
@@ -212,15 +212,17 @@ def _changed_meanwhile(form: EditDealForm, deal: Deal, sheet: selectors.Sheet) -
         return form
     data = form.data.copy()
     data["version"] = now.version
-    form = _edit_form(sheet, data)
+    form = _edit_form(sheet, deal.number, data)
     form.is_valid()
     points = selectors.points_said(sheet.side_names, now.points)
     form.add_error(None, CHANGED_MEANWHILE % {"number": deal.number, "points": points})
     return form
 
 
-def _edit_form(sheet: selectors.Sheet, data=None, **initial) -> EditDealForm:
-    return deal_form(sheet.terziglio, data, edit=True, side_names=sheet.side_names,
+def _edit_form(sheet: selectors.Sheet, number: int, data=None, **initial) -> AnyDealForm:
+    """The form of deal `number` as it was entered: a perdere, with the players in it then."""
+    return deal_form(sheet.game, data, edit=True, side_names=sheet.side_names,
+                     out=sheet.out_before(number), sweep=sheet.reversed_sweep,
                      seat_names=sheet.seat_names, claims_allowed=sheet.claims_allowed,
                      declarations_allowed=sheet.declarations_allowed, **initial)  # fmt: skip
 

@@ -25,10 +25,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from matches import rules, selectors, services
 from matches.forms import (
+    AnyDealForm,
     CountForm,
-    DealForm,
     SettingsForm,
-    SoloDealForm,
     deal_form,
     entry_data,
     rule_messages,
@@ -135,11 +134,12 @@ def _with_restore(notice: Notice, sheet: selectors.Sheet) -> Notice:
     return replace(notice, restorable=number)
 
 
-def entry_form(sheet: selectors.Sheet, data=None, **initial) -> DealForm | SoloDealForm:
+def entry_form(sheet: selectors.Sheet, data=None, **initial) -> AnyDealForm:
     """The form of the next deal: what was sent, or blank with a new idempotency key."""
     initial.setdefault("key", secrets.token_urlsafe(16))
-    return deal_form(sheet.terziglio, data, initial={"number": sheet.next_number, **initial},
-                     side_names=sheet.side_names, seat_names=sheet.seat_names,
+    return deal_form(sheet.game, data, initial={"number": sheet.next_number, **initial},
+                     side_names=sheet.side_names, out=sheet.out, sweep=sheet.reversed_sweep,
+                     seat_names=sheet.seat_names,
                      claims_allowed=sheet.claims_allowed,
                      declarations_allowed=sheet.declarations_allowed)  # fmt: skip
 
@@ -164,9 +164,11 @@ def _parts(
         and not (typing or link_changed or reopened_or_closed)
         and _one_deal_behind(request, sheet)
     ):
-        # The first deal draws the table itself.
+        # The first deal draws the table itself; a deal that put a player out (a perdere),
+        # the form anew, without them.
         added = "row_added" if sheet.last_number > 1 else "rows"
-        return {"notices": said, "live": True, added: True, "next": True}
+        moved_on = "entry" if sheet.went_out_last else "next"
+        return {"notices": said, "live": True, added: True, moved_on: True}
     return {
         "notices": said,
         "live": True,
@@ -196,7 +198,7 @@ def _context(
     *,
     parts: tuple[str, ...] = PARTS,
     notice: Notice = SAID_NOTHING,
-    form: DealForm | SoloDealForm | None = None,
+    form: AnyDealForm | None = None,
     count: CountForm | None = None,
 ) -> dict:
     scorer = joined_with(request, state.table_id, state.scorer_token)
@@ -251,9 +253,9 @@ def _context(
     }
 
 
-def _refilled(form: DealForm | SoloDealForm) -> bool:
-    """Filled with a deal (Undo): entry_data's fields, of either game."""
-    return "kind" in form.initial or "soloist" in form.initial
+def _refilled(form: AnyDealForm) -> bool:
+    """Filled with a deal (Undo): entry_data's fields, of any game."""
+    return not {"kind", "soloist", "players"}.isdisjoint(form.initial)
 
 
 @dataclass(frozen=True)
@@ -305,7 +307,7 @@ def answer(
     """The sheet as this phone may see it: whole, or with HTMX its parts that change (or
     its deals alone, their first ones shown or hidden on a tap)."""
     context = _context(request, sheet, state, **shown)
-    page = "matches/terziglio.html" if sheet.terziglio else "matches/match.html"
+    page = "matches/match.html" if sheet.game is rules.Game.TRESSETTE else "matches/alone.html"
     if not request.htmx:
         template = page
     elif _folding(request):
@@ -498,7 +500,7 @@ def change_settings(request: HttpRequest, token: str, match_id: int) -> HttpResp
     sent, saying why beside what to mend."""
     match = scorer_match(request, token, match_id)
     sheet, _ = sheet_and_state(token, match_id)
-    if sheet.terziglio:  # its terms are agreed before it begins
+    if sheet.game is not rules.Game.TRESSETTE:  # its terms are agreed before it begins
         return to_sheet(token, match_id, {})
     if request.method != "POST":
         if not sheet.in_progress:  # nothing to set on a match over

@@ -13,7 +13,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
@@ -105,6 +105,9 @@ _OFFLINE_WORDS = {
         "Both sides have reached the line: by the agreed tie rule, play another deal."
     ),
     "level": gettext_noop("The highest balances are level: play another deal."),
+    "lowest": gettext_noop("The lowest totals are level: play another deal."),
+    "swept": gettext_noop("took every point"),
+    "missing": gettext_noop("Type %(player)s's card points: 0 if none."),
     "decided": gettext_noop(
         "Deal %(number)s decides the match. Once this phone is back online its deals are sent, "
         "and End match appears."
@@ -126,6 +129,10 @@ _OFFLINE_CHECKS = (
     "terziglio_bid_required",
     "terziglio_card_points_required",
     "terziglio_card_points_too_high",
+    "a_perdere_player_out",
+    "a_perdere_total",
+    "a_perdere_total_exact",
+    "a_perdere_sweep_unmarked",
 )
 
 
@@ -135,6 +142,7 @@ def offline_words(language: str) -> str:
     carries only where it stands: Sheet.offline), in `language`."""
     with translation.override(language):
         words = {name: gettext(text) for name, text in _OFFLINE_WORDS.items()}
+        words["out"] = pgettext("a perdere: reached the line", "out")
         checks = {code: gettext(rules.MESSAGES[code]) for code in _OFFLINE_CHECKS}
         kinds = selectors.kind_labels()
         bids = {str(bid): str(label) for bid, label in BIDS}
@@ -150,7 +158,8 @@ def offline_words(language: str) -> str:
         "cards": rules.CARD_POINTS_PER_DEAL,
         "declared": {n: sorted(rules.declaration_totals_for_side(n)) for n in sizes},
         "pairs": {n: sorted(rules.declaration_pairs(n)) for n in sizes},
-        "needs": _needs(language),
+        "needs": _plurals(language, "needs %(n)s more"),
+        "to_line": _plurals(language, "%(n)s to the line"),  # a perdere's
     }
     return f"window.offlineWords = {json.dumps(data, ensure_ascii=False)};\n"
 
@@ -171,12 +180,11 @@ def _sweep_card_points(kind: rules.DealKind) -> dict:
     }
 
 
-def _needs(language: str) -> dict:
-    """For each number a side can need, which of the language's plural forms of "needs 5
-    more" it takes, and those forms' texts: offline.js counts no plurals."""
+def _plurals(language: str, text: str) -> dict:
+    """For each number up to the highest line, which of the language's plural forms of `text`
+    ("needs 5 more") it takes, and those forms' texts: offline.js counts no plurals."""
     with translation.override(language):
-        needs = "needs %(n)s more"
-        said = [ngettext(needs, needs, n) for n in range(rules.MAX_LINE + 1)]
+        said = [ngettext(text, text, n) for n in range(rules.MAX_LINE + 1)]
     forms = list(dict.fromkeys(said))
     return {"forms": forms, "of": "".join(str(forms.index(text)) for text in said)}
 

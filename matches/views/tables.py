@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from matches import rules, selectors, services
 from matches.forms import (
+    APerdereMatchForm,
     EveningForm,
     ImportForm,
     JoinForm,
@@ -361,8 +362,38 @@ def new_match(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def new_terziglio(request: HttpRequest, token: str) -> HttpResponse:
     """A match of three, each for themselves: Terziglio."""
+    intro = _(
+        "Three players, each for themselves: each deal one of them plays alone against the other "
+        "two, who pay the bid if they lose and are paid it if they win."
+    )
+    heading, elsewhere = _("New match of Terziglio"), _("Four players, or two? Tressette.")
+    return _new_alone(request, token, TerziglioMatchForm, heading, intro, elsewhere)
+
+
+@table_page
+@require_http_methods(["GET", "POST"])
+def new_a_perdere(request: HttpRequest, token: str) -> HttpResponse:
+    """A match of three to five, each for themselves, the fewest points winning."""
+    intro = _(
+        "Three to five players, each for themselves, and the fewest points win: each deal every "
+        "player is charged the card points they took."
+    )
+    heading, elsewhere = _("New match a perdere"), _("Playing in two sides? Tressette.")
+    return _new_alone(request, token, APerdereMatchForm, heading, intro, elsewhere)
+
+
+def _new_alone(
+    request: HttpRequest,
+    token: str,
+    form_class: type[TerziglioMatchForm | APerdereMatchForm],
+    heading: str,
+    intro: str,
+    elsewhere: str,
+) -> HttpResponse:
+    """A match each for themselves, of the form's game: its players, first dealer, terms;
+    `elsewhere` links to a match of Tressette."""
     table = scorer_table(request, token)
-    form = TerziglioMatchForm(posted(request))
+    form = form_class(posted(request))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -376,5 +407,6 @@ def new_terziglio(request: HttpRequest, token: str) -> HttpResponse:
             form.add_error(None, rule_message(error))
         else:
             return done(request, reverse("match", args=[token, match.pk]))
-    context = {"table": table, "form": form, "players": table.players_by_name()}
-    return render(request, "matches/new_terziglio.html", context)
+    context = {"table": table, "form": form, "players": table.players_by_name(),
+               "heading": heading, "intro": intro, "elsewhere": elsewhere}  # fmt: skip
+    return render(request, "matches/new_alone.html", context)

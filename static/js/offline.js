@@ -5,8 +5,9 @@
 // and the server checks each deal again when it arrives. One rule of each game is restated
 // here, so that the phone stops at the deal that decides the match: `settle`, the rules'
 // _settle for a played-out deal (tests/browser/test_offline.py plays each of its cases, a
-// sweep's too), and `settleSolo`, Terziglio's _terziglio_over and _terziglio_winner
-// (tests/browser/test_terziglio.py).
+// sweep's too), `settleSolo`, Terziglio's _terziglio_over and _terziglio_winner
+// (tests/browser/test_terziglio.py), and `settleEach`, a perdere's _a_perdere_settle
+// (tests/browser/test_a_perdere.py).
 (function () {
   "use strict";
   var MATCH = window.location.pathname;
@@ -18,7 +19,7 @@
   // The sweeps, and whom each names: "side", or "player" for one who swept alone.
   var SWEEPS = W.sweeps;
   // Where the sheet stands (the deal form's #offline-data) with what the rules derived, and
-  // its game's ways (below: TRESSETTE, TERZIGLIO).
+  // its game's ways (below: TRESSETTE, TERZIGLIO, A_PERDERE).
   function sheetData() {
     var f = form();
     var drawn = document.getElementById("offline-data");
@@ -27,7 +28,10 @@
     d.cards = W.cards;
     d.words = W.checks;
     d.kinds = W.kinds;
-    d.game = d.game === "terziglio" ? TERZIGLIO : TRESSETTE;
+    d.game = GAMES[d.game] || TRESSETTE;
+    // A perdere: the deal after which each player went out (0: before the sheet's next deal),
+    // or null while in; the deals that wait add to it (settleEach).
+    if (d.out) d.outAt = d.out.map(function (out) { return out ? 0 : null; });
     if (d.game === TRESSETTE) {
       d.other = f.dataset.otherCardPoints.split(" ").map(Number); // the other side's, for 0 … 11
       d.declared = W.declared[d.players];
@@ -38,7 +42,7 @@
   // The game of the sheet on the page, before its data is read.
   function gameOf(f) {
     var named = f && f.querySelector("[name=game]");
-    return named && named.value === "terziglio" ? TERZIGLIO : TRESSETTE;
+    return (named && GAMES[named.value]) || TRESSETTE;
   }
   function escape(text) {
     var span = document.createElement("span");
@@ -281,7 +285,7 @@
   // The next deal's number and dealer, after the deals that wait.
   function numberNext(d) {
     var next = Math.max(d.number, items[items.length - 1].number + 1);
-    var dealer = d.dealers[(d.dealer + next - d.number) % d.dealers.length];
+    var dealer = dealerOf(next, d);
     var heading = form() && form().querySelector("h2");
     if (heading) remember(heading).textContent = word("deal", { number: next });
     var dealing = document.querySelector("#live .next-dealer");
@@ -305,10 +309,26 @@
     if (d.line === null) return ""; // played to a number of deals, or until the table stops
     if (!totals) return "…";
     var needs = Math.max(0, d.line - totals[i]);
+    if (isOut(d, i)) return word("out");
     if (!needs) return word("at-line");
-    var n = W.needs;
+    var n = d.game === A_PERDERE ? W.to_line : W.needs;
     return say(n.forms[Number(n.of[Math.min(needs, n.of.length - 1)])], { n: needs });
   }
+  // Who deals deal `number`: the deal passes to the right, after each deal past a perdere's
+  // players out by then (the rules' a_perdere_dealer).
+  function dealerOf(number, d) {
+    var seats = d.dealers.length;
+    if (!d.outAt || number <= d.number) return d.dealers[(d.dealer + number - d.number + seats * 999) % seats];
+    var seat = d.dealer;
+    for (var deal = d.number; deal < number; deal++) {
+      for (var step = 0; step < seats; step++) {
+        seat = (seat + 1) % seats;
+        if (d.outAt[seat] === null || d.outAt[seat] > deal) break;
+      }
+    }
+    return d.dealers[seat];
+  }
+  function isOut(d, i) { return Boolean(d.outAt) && d.outAt[i] !== null; }
   function show(drawn, shown) {
     if (!drawn || drawn.hidden === !shown) return;
     drawn.dataset.offlineShown = drawn.hidden ? "hidden" : "shown";
@@ -321,7 +341,7 @@
   function row(item, deal, totals, d, columns) {
     var tr = element("tr", "pending offline-pending");
     tr.dataset.key = item.key;
-    var dealer = d.dealers[(d.dealer + item.number - d.number + d.dealers.length * 999) % d.dealers.length];
+    var dealer = dealerOf(item.number, d);
     var th = element("th", "num", String(item.number));
     th.scope = "row";
     th.appendChild(element("span", "dealer small muted", dealer));
@@ -376,6 +396,7 @@
     var game = gameOf(f);
     game.fields.forEach(function (name) {
       f.querySelectorAll('[name="' + name + '"]').forEach(function (field) {
+        if (field.type === "hidden") return; // the form's own (a perdere's players, and 0 for one out)
         if (field.type === "radio") field.checked = field.value === game.blank[name];
         else field.value = "";
         delete field.dataset.typed;
@@ -384,14 +405,29 @@
     var typing = document.getElementById("typing");
     if (typing) typing.value = "0";
   }
+  // The deals that wait, added to where the sheet stands (as render adds them): a perdere's
+  // next deal is checked against who is out after them.
+  function replay(d) {
+    var totals = d.totals.slice();
+    var state = { another: d.another };
+    items.every(function (item) {
+      var deal = item.state === "waiting" ? d.game.read(item.values, d) : null;
+      if (!deal || deal.errors.length) return false;
+      totals = totals.map(function (total, i) { return total + deal.points[i]; });
+      state = d.game.settle(state, item, totals, d);
+      return !state.decided;
+    });
+    return d;
+  }
   function enqueue(f, resend, submitter) {
-    var d = sheetData();
+    var d = replay(sheetData());
     var sent = new FormData(f);
     var values = {};
     d.game.fields.forEach(function (name) { values[name] = String(sent.get(name) || "").trim(); });
     if (submitter && submitter.name === "a_monte") values.a_monte = "1"; // Terziglio's own button
     var game = f.querySelector("[name=game]"); // the form of the match's game, when sent
     if (game) values.game = game.value;
+    if (d.game.fill) d.game.fill(values, d);
     var deal = d.game.read(values, d);
     if (deal && deal.errors.length) {
       showErrors(f, deal.errors);
@@ -659,6 +695,92 @@
     return { decided: item.number, winner: totals.indexOf(high) };
   }
 
+  // --- A perdere: a deal is each player's card points (0 for one out), or who took every point.
+  // The totals a deal can have come from the server (#offline-data's `possible`, by the rules,
+  // for each number of players still in). Who is out follows the deals that wait (settleEach).
+  function readEach(values, d) {
+    var w = d.words;
+    var seats = d.sides.map(function (_name, i) { return i; });
+    var still = seats.filter(function (i) { return !isOut(d, i); });
+    if (/^[0-9]$/.test(values.sweeper || "")) {
+      var sweeper = Number(values.sweeper);
+      if (!d.sweep || isOut(d, sweeper)) return null; // the server says why
+      var charged = seats.map(function (i) { return isOut(d, i) || i === sweeper ? 0 : d.cards; });
+      return { errors: [], points: charged, sweeper: sweeper };
+    }
+    var cards = [];
+    var errors = [];
+    for (var i = 0; i < seats.length; i++) {
+      var typed = whole(values["card_points_" + i]);
+      if (typed === undefined) return null; // not a plain number ("3⅔"): the server reads it
+      if (typed === null && !isOut(d, i)) errors.push(word("missing", { player: d.sides[i] }));
+      if (typed && isOut(d, i)) errors.push(say(w.a_perdere_player_out, { player: d.sides[i] }));
+      cards.push(typed || 0);
+    }
+    if (errors.length) return { errors: errors };
+    var sum = cards.reduce(function (a, b) { return a + b; }, 0);
+    var possible = d.possible[String(still.length)] || [];
+    if (possible.indexOf(sum) === -1) {
+      var params = { count: still.length, sum: sum, min: possible[0], max: possible[possible.length - 1] };
+      params.expected = params.min;
+      return { errors: [say(possible.length > 1 ? w.a_perdere_total : w.a_perdere_total_exact, params)] };
+    }
+    var took = d.sweep ? cards.indexOf(d.cards) : -1;
+    if (took !== -1) return { errors: [say(w.a_perdere_sweep_unmarked, { player: d.sides[took], points: d.cards })] };
+    return { errors: [], points: cards };
+  }
+  // A player out after the deals that wait, whose field the form still shows, is sent as the
+  // server draws one out: 0.
+  function fillEach(values, d) {
+    d.sides.forEach(function (_name, i) {
+      if (isOut(d, i) && !values["card_points_" + i]) values["card_points_" + i] = "0";
+    });
+  }
+  function typedEach(values, d) {
+    if (/^[0-9]$/.test(values.sweeper || "")) return (d.sides[Number(values.sweeper)] || "?") + " · " + word("swept");
+    return d.sides.map(function (name, i) { return name + " " + (values["card_points_" + i] || "0"); }).join(", ");
+  }
+  // Each player's total after the deal and what it charged them; who took every point, who
+  // went out; a dash for one out before it.
+  function eachCells(tr, item, deal, totals, d, state) {
+    tr.firstChild.appendChild(state);
+    d.sides.forEach(function (_name, i) {
+      var td = element("td", "side-" + i);
+      tr.appendChild(td);
+      if (isOut(d, i) && d.outAt[i] < item.number) {
+        td.className += " out";
+        td.appendChild(element("span", "muted", "–"));
+        return;
+      }
+      td.appendChild(element("strong", "", totals ? String(totals[i]) : "…"));
+      if (deal) td.appendChild(element("span", "small muted detail", "+" + deal.points[i]));
+      if (deal && deal.sweeper === i) td.appendChild(element("span", "tag won", word("swept")));
+      if (d.outAt[i] === item.number) td.appendChild(element("span", "tag lost", word("out")));
+    });
+  }
+  // Where a match a perdere stands once a waiting deal is added, as the rules'
+  // _a_perdere_settle has it: who reaches the line is out and the last one in wins (all the
+  // rest out at once: the lowest, those level at it playing on); or, by the table's terms,
+  // the lowest total wins once anyone reaches it.
+  function settleEach(state, item, totals, d) {
+    if (!totals) return state;
+    var still = d.sides.map(function (_n, i) { return i; }).filter(function (i) { return !isOut(d, i); });
+    var reached = still.filter(function (i) { return totals[i] >= d.line; });
+    if (!reached.length) return { another: false };
+    var among = d.lowest ? totals.map(function (_t, i) { return i; }) : still;
+    var left = still.filter(function (i) { return reached.indexOf(i) === -1; });
+    if (!d.lowest) {
+      reached.forEach(function (i) { d.outAt[i] = item.number; });
+      if (left.length > 1) return { another: false };
+      if (left.length === 1) return { decided: item.number, winner: left[0] };
+    }
+    var low = Math.min.apply(null, among.map(function (i) { return totals[i]; }));
+    var lowest = among.filter(function (i) { return totals[i] === low; });
+    if (!d.lowest) lowest.forEach(function (i) { d.outAt[i] = null; });
+    if (lowest.length > 1) return { another: true };
+    return { decided: item.number, winner: lowest[0] };
+  }
+
   // Each game's ways: the fields a deal is typed in (and a blank form's choice), how it is
   // read and checked, said, drawn, and where it leaves the match.
   var TRESSETTE = {
@@ -672,6 +794,14 @@
     blank: {},
     read: readSolo, typed: typedSolo, cells: soloCells, settle: settleSolo, level: "level",
   };
+  var A_PERDERE = {
+    fields: ["players", "sweeper", "card_points_0", "card_points_1", "card_points_2", "card_points_3",
+      "card_points_4"],
+    blank: { sweeper: "" },
+    read: readEach, fill: fillEach, typed: typedEach, cells: eachCells, settle: settleEach,
+    level: "lowest",
+  };
+  var GAMES = { terziglio: TERZIGLIO, a_perdere: A_PERDERE };
 
   // --- The copy shown offline says so; a sheet that changed is kept again for offline.
   if (keptAt) {
