@@ -425,9 +425,12 @@ class SettingsForm(StaleOnHidden, Form):
         )
 
 
-def _seat(label, template_name: str | None = None) -> NameField:
-    """A player's seat at a new match: a name typed or picked from the table's players."""
+def _seat(label, template_name: str | None = None, *, optional: bool = False) -> NameField:
+    """A player's seat at a new match: a name typed or picked from the table's players
+    (`optional`: left blank, nobody sits there, and nobody can deal first from it)."""
     attrs = {"autocomplete": "off", "maxlength": "200", "list": "known-players"}
+    if optional:
+        attrs["data-optional"] = ""
     field = NameField(
         label=label, max_length=NAME_MAX, required=False, widget=forms.TextInput(attrs)
     )
@@ -821,7 +824,7 @@ class TerziglioMatchForm(AloneMatchForm):
         choices=list(enumerate(SEATS[: rules.TERZIGLIO_PLAYERS])),
         coerce=int,
         initial=0,
-        widget=Choices,
+        widget=Seats,
         error_messages=_pick(_("Pick who deals first.")),
     )
     payment = forms.TypedChoiceField(
@@ -945,14 +948,14 @@ class APerdereMatchForm(AloneMatchForm):
     player_0 = _seat(SEATS[0])
     player_1 = _seat(SEATS[1])
     player_2 = _seat(SEATS[2])
-    player_3 = _seat(_("Fourth player, if four or five play"))
-    player_4 = _seat(_("Fifth player, if five play"))
+    player_3 = _seat(_("Fourth player, if four or five play"), optional=True)
+    player_4 = _seat(_("Fifth player, if five play"), optional=True)
     first_dealer = forms.TypedChoiceField(
         label=_("Who deals first"),
         choices=list(enumerate(SEATS)),
         coerce=int,
         initial=0,
-        widget=Choices,
+        widget=Seats,
         error_messages=_pick(_("Pick who deals first.")),
     )
     line = LineField(

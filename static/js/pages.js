@@ -26,18 +26,21 @@
   });
 
   // New match: "who deals first" shows the names as they are typed, and as they came back
-  // with the page when something else on the form was wrong.
+  // with the page when something else on the form was wrong; a seat nobody need sit in (a
+  // perdere's fourth and fifth) is not offered while its name is blank.
   function nameSeat(field) {
-    var form = field.closest("#new-match");
+    var form = field.closest("[data-seats]");
     var match = field.name && field.name.match(/^player_(\d)$/);
     if (!form || !match) return;
     var label = form.querySelector('[data-seat="' + match[1] + '"]');
     if (!label) return;
+    var name = field.value.trim();
     label.dataset.seatLabel = label.dataset.seatLabel || label.textContent;
-    label.textContent = field.value.trim() || label.dataset.seatLabel;
+    label.textContent = name || label.dataset.seatLabel;
+    if (field.hasAttribute("data-optional")) label.closest("label").hidden = !name;
   }
   document.addEventListener("input", function (event) { nameSeat(event.target); });
   ready(function () {
-    document.querySelectorAll("#new-match input[name^=player_]").forEach(nameSeat);
+    document.querySelectorAll("[data-seats] input[name^=player_]").forEach(nameSeat);
   });
 })();

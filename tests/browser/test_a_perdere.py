@@ -126,3 +126,23 @@ def test_a_match_a_perdere_of_four_to_21_puts_players_out_and_the_last_one_in_wi
     assert match.out_after == (3, 4, 5, None)
     recorded = Change.objects.filter(action="deal_recorded").order_by("id")
     assert [change.deal_number for change in recorded] == [1, 2, 3, 4, 5]
+
+
+def test_who_deals_first_is_asked_by_the_names_typed_and_only_of_seats_taken(new_phone):
+    page = new_phone(**PHONES[0])
+    page.goto("/")
+    page.get_by_label("Table name").fill("Bar Sport")
+    page.get_by_role("button", name="Create table").click()
+    page.get_by_role("link", name="A perdere, three to five").click()
+    scripts_ran(page)
+    dealers = page.locator("#id_first_dealer label")
+    expect(dealers.filter(visible=True)).to_have_count(3)
+    for seat, name in enumerate(PLAYERS[:3]):
+        page.locator(f"#id_player_{seat}").fill(name)
+    expect(dealers.filter(visible=True)).to_have_text(PLAYERS[:3])
+    page.locator("#id_player_3").fill("Dino")
+    expect(dealers.filter(visible=True)).to_have_text(PLAYERS)
+    dealers.filter(has_text="Dino").click()
+    page.get_by_role("button", name="Start match").click()
+    expect(page.locator(".next-dealer")).to_have_text("Deal 1: Dino deals.")
+    assert Match.objects.get().first_dealer == DINO
