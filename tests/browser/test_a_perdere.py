@@ -6,6 +6,7 @@ players go out; the last one in wins."""
 import pytest
 from playwright.sync_api import expect
 
+from matches import rules, services
 from matches.models import Change, Match
 from tests.browser.conftest import SIDEWAYS, scripts_ran
 from tests.browser.test_offline import back_online, ready_offline
@@ -146,3 +147,21 @@ def test_who_deals_first_is_asked_by_the_names_typed_and_only_of_seats_taken(new
     page.get_by_role("button", name="Start match").click()
     expect(page.locator(".next-dealer")).to_have_text("Deal 1: Dino deals.")
     assert Match.objects.get().first_dealer == DINO
+
+
+def test_five_players_with_long_names_fit_a_phone_of_360_px(new_phone, screenshot):
+    five = ["Anna", "Bruno", "Carla Maria Santangelo di Roccaforte", "Dino", "Elena Ferrari"]
+    table = services.create_table(name="Osteria")
+    match = services.start_match(
+        table=table, players=[[name] for name in five], settings=rules.APerdereTerms()
+    )
+    for number, points in enumerate(((3, 2, 2, 1, 2), (0, 11, 0, 0, 0), (2, 2, 2, 2, 2)), 1):
+        entry = rules.APerdereEntry(points, sweeper=1 if points[1] == 11 else None)
+        services.record_deal(match_id=match.pk, number=number, entry=entry)
+    phone = new_phone(**PHONES[0])
+    join(phone, "phone")
+    phone.goto(f"/t/{table.viewer_token}/m/{match.pk}/")
+    expect(phone.locator("#live .scoreboard .score")).to_have_count(5)
+    expect(phone.locator("#deal-form .player-points")).to_have_count(5)
+    assert phone.evaluate(SIDEWAYS) <= 0
+    screenshot(phone, "a-perdere-five-360-en")
