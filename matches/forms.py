@@ -1081,11 +1081,10 @@ class APerdereDealForm(NextDeal):
             self.add_error(None, STALE_PAGE)
             return data
         sweeper = data.get("sweeper")
+        if sweeper is not None:  # the tap says it all, whatever numbers were typed
+            data["entry"] = rules.APerdereEntry.swept(sweeper, len(self.player_names))
+            return data
         cards = [data.get(f"card_points_{seat}") for seat in range(len(self.player_names))]
-        if sweeper is not None:  # the taps say it all: 11 to the sweeper, nothing to the rest
-            cards = [
-                rules.CARD_POINTS_PER_DEAL if seat == sweeper else 0 for seat in range(len(cards))
-            ]
         missing = [
             seat for seat, points in enumerate(cards) if points is None and not self.out[seat]
         ]
@@ -1095,7 +1094,7 @@ class APerdereDealForm(NextDeal):
                 f"card_points_{seat}", message % {"player": self.player_names[seat] or seat + 1}
             )
         if not missing:
-            data["entry"] = rules.APerdereEntry([points or 0 for points in cards], sweeper)
+            data["entry"] = rules.APerdereEntry([points or 0 for points in cards])
         return data
 
     def add_rule_error(self, error: rules.RuleError) -> None:

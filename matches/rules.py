@@ -1908,6 +1908,16 @@ class APerdereEntry:
         if not (self.sweeper is None or _is_whole(self.sweeper)):
             raise ValueError("sweeper is a seat or None")
 
+    @classmethod
+    def swept(cls, sweeper: int, players: int) -> "APerdereEntry":
+        """The reversed sweep as its card points stand: every point the sweeper's.
+
+        >>> APerdereEntry.swept(1, 3)
+        APerdereEntry(card_points=(0, 11, 0), sweeper=1)
+        """
+        cards = [CARD_POINTS_PER_DEAL if seat == sweeper else 0 for seat in range(players)]
+        return cls(cards, sweeper)
+
 
 @dataclass(frozen=True)
 class APerdereStanding:
@@ -2066,8 +2076,7 @@ def _reversed_sweep_errors(
         return [RuleError("a_perdere_sweep_not_played", part="sweeper")]
     if sweeper not in still_in:
         return [RuleError("a_perdere_sweeper_not_in", part="sweeper")]
-    swept = [CARD_POINTS_PER_DEAL if seat == sweeper else 0 for seat in range(rules.players)]
-    if list(entry.card_points) != swept:
+    if entry.card_points != APerdereEntry.swept(sweeper, rules.players).card_points:
         params = {"player": rules.player_names[sweeper], "points": CARD_POINTS_PER_DEAL}
         return [RuleError("a_perdere_sweeper_points", params, part="card_points", side=sweeper)]
     return []

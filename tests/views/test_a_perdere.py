@@ -136,9 +136,13 @@ def test_the_reversed_sweep_is_a_tap_and_charges_everyone_else_eleven(client, ta
     assert [words(n) for n in page.select("#live .total")] == ["11", "0", "11", "11"]
     assert "took every point" in words(one(page, "#deal-1 .side-1"))
     without = start(table, reversed_sweep=False)
-    refused = parsed(client.post(deal_url(without), deal(1, 0, 11, 0, 0), **EN))
-    assert not refused.select("#deal-form .sweeper")
-    assert Deal.objects.filter(match=without).count() == 1  # 11 by one player is a deal there
+    assert parsed(client.get(sheet_url(without), **EN)).select("#deal-form .player-points")
+    assert not parsed(client.get(sheet_url(without), **EN)).select("#deal-form .sweeper")
+    assert client.post(deal_url(without), deal(1, 0, 11, 0, 0), **EN).status_code == 302
+    assert Deal.objects.get(match=without).entry == rules.APerdereEntry((0, 11, 0, 0))
+    refused = parsed(client.post(deal_url(without), deal(2, "", "", "", "", sweeper="1"), **EN))
+    said = "This match is played without the reversed sweep: enter each player's card points."
+    assert words(one(refused, "#deal-errors")) == said
 
 
 def test_a_player_out_is_not_asked_and_the_last_one_in_wins(client, table):
