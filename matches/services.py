@@ -8,13 +8,14 @@ the rules' own RuleError or DealInvalid.
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.db.models import F, Q
 from django.utils import timezone
@@ -162,6 +163,15 @@ class Recorded:
     revision: int | None = None
 
 
+@dataclass(frozen=True)
+class Page:
+    """The table's page a change is sent from: the view token in its address, and whether the
+    phone sending it may change that table (views.access.can_score)."""
+
+    token: str
+    may_change: Callable[[Table], bool]
+
+
 # --- The log and the revision ------------------------------------------------------------
 
 
@@ -192,15 +202,19 @@ def _leaves_play(match: Match) -> None:
     table.update(revision=F("revision") + 1)
 
 
-def _lock(match_id: int, table: Table | None = None) -> Match:
+def _lock(match_id: int, page: Page | None = None) -> Match:
     """The match, read with its row locked until the transaction ends: every change to a
     match starts here, so changes to one match take turns. PostgreSQL takes a row lock; on
-    SQLite writers take turns already (see matches.db). Asked for at `table` (the table a
-    phone's address names), a match of another table raises Match.DoesNotExist."""
+    SQLite writers take turns already (see matches.db). Sent from a table's `page`, the match
+    is read with its table, in the one query: a match of another table raises
+    Match.DoesNotExist, and a phone that may not change the table PermissionDenied."""
     matches = Match.objects.select_for_update(no_key=True, of=("self",))
-    if table is None:
+    if page is None:
         return matches.get(pk=match_id)
-    return matches.get(pk=match_id, table_id=table.pk)
+    match = matches.select_related("table").get(pk=match_id, table__viewer_token=page.token)
+    if not page.may_change(match.table):
+        raise PermissionDenied
+    return match
 
 
 def _open(match: Match) -> None:
@@ -478,18 +492,18 @@ def record_deal(
     idempotency_key: str = "",
     by: str = "",
     action: str = Action.DEAL_RECORDED,
-    table: Table | None = None,
+    page: Page | None = None,
 ) -> Recorded:
     """Record deal `number`, the one the phone was showing, exactly once.
 
     The same idempotency key again (a double tap, a retry) returns the deal it made; of a
     deal deleted since, DeletedSince. Another phone's deal already at `number` raises
     DealConflict; nothing is written. `action` is what the log calls it (a deal put back
-    is logged as restored). Sent from a `table`'s page, a match of another table is not
-    found (_lock).
+    is logged as restored). Sent from a table's `page`, a match of another table is not
+    found, and a phone that may not change it is refused (_lock).
     """
     try:
-        return _record(match_id, number, entry, idempotency_key, by, action, table)
+        return _record(match_id, number, entry, idempotency_key, by, action, page)
     except IntegrityError:
         # The key is a deal's already: a retry of a deal saved under the number before. The
         # insert said so, and its transaction is undone; what became of the key is read anew.
@@ -506,9 +520,9 @@ def _record(
     idempotency_key: str,
     by: str,
     action: str,
-    table: Table | None,
+    page: Page | None,
 ) -> Recorded:
-    match = _lock(match_id, table)
+    match = _lock(match_id, page)
     _of_its_game(match, entry)
     if not _plainly_next(match, number) and (
         retried := _retry_of(match, entry, idempotency_key, action)

@@ -1,17 +1,23 @@
 import re
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from matches import exports, imports, rules, services
-from matches.models import Action, Change, Deal, Match, Player
+from matches.models import Action, Change, Deal, Match, Player, Table
 from matches.rules import Status
 from tests.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db
 
 WORKED = rules.DealEntry(card_points=(8, 3), declared_points=(3, 0))
+
+
+def page(table: Table) -> services.Page:
+    """The table's page, sent from by a phone that may change it."""
+    return services.Page(table.viewer_token, lambda _: True)
 
 
 def entry(a: int, b: int, da: int = 0, db: int = 0, **kw) -> rules.DealEntry:
@@ -72,16 +78,17 @@ def test_a_save_reads_the_match_once_locked_then_writes_the_deal_its_log_entry_a
     services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5))
     with CaptureQueriesContext(connection) as done:
         services.record_deal(match_id=match.pk, number=2, entry=entry(5, 6),
-                             idempotency_key="k", table=match.table)  # fmt: skip
+                             idempotency_key="k", page=page(match.table))  # fmt: skip
     statements = [query["sql"] for query in done.captured_queries
                   if not query["sql"].startswith(("SAVEPOINT", "RELEASE"))]  # fmt: skip
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     written = [re.match(r'(UPDATE|INSERT INTO) "?(\w+)', sql).groups()
                for sql in statements[len(reads):]]  # fmt: skip
     assert statements[: len(reads)] == reads  # every read before the first write
-    assert len(reads) == 1  # the match, of the table its page is at: no join
-    assert re.search(rf'FROM "?{Match._meta.db_table}"? WHERE', reads[0])
-    assert "table_id" in reads[0].split("WHERE", 1)[1]
+    assert len(reads) == 1  # the match, with the table its page is at
+    joined = rf'FROM "?{Match._meta.db_table}"? INNER JOIN "?{Table._meta.db_table}'
+    assert re.search(joined, reads[0])
+    assert "viewer_token" in reads[0].split("WHERE", 1)[1]
     if connection.vendor == "postgresql":
         assert reads[0].endswith(f'FOR NO KEY UPDATE OF "{Match._meta.db_table}"')
     assert written == [("INSERT INTO", Deal._meta.db_table), ("INSERT INTO", Change._meta.db_table),
@@ -92,15 +99,33 @@ def test_a_save_at_another_tables_page_writes_nothing():
     match = MatchFactory()
     with pytest.raises(Match.DoesNotExist):
         services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5),
-                             table=MatchFactory().table)  # fmt: skip
+                             page=page(MatchFactory().table))  # fmt: skip
     assert not Deal.objects.filter(match=match).exists()
     assert not Change.objects.filter(match=match, action=Action.DEAL_RECORDED).exists()
+
+
+def test_a_save_from_a_phone_that_may_not_change_the_table_writes_nothing():
+    match = MatchFactory()
+    asked = []
+
+    def may_not(table: Table) -> bool:
+        asked.append(table.pk)
+        return False
+
+    with pytest.raises(PermissionDenied):
+        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 5),
+                             page=services.Page(match.table.viewer_token, may_not))  # fmt: skip
+    assert asked == [match.table.pk]
+    assert not Deal.objects.filter(match=match).exists()
+    assert not Change.objects.filter(match=match).exists()
+    match.refresh_from_db()
+    assert match.revision == 1
 
 
 def test_a_deal_refused_is_said_in_the_sides_names():
     match = MatchFactory()
     with pytest.raises(rules.DealInvalid) as refused:
-        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 4), table=match.table)
+        services.record_deal(match_id=match.pk, number=1, entry=entry(6, 4), page=page(match.table))
     names = list(match.sides.values_list("name", flat=True))
     assert any(name in str(refused.value) for name in names)
 

@@ -4,7 +4,7 @@ link, kept in its signed session cookie. One helper per role loads what a view w
 
 import hashlib
 import re
-from functools import wraps
+from functools import partial, wraps
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -13,7 +13,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.crypto import constant_time_compare
 from django_htmx.http import HttpResponseClientRedirect
 
-from matches import selectors
+from matches import selectors, services
 from matches.models import Match, Table
 
 JOINED = "joined"  # session key: {table id: the scorer token the phone joined with}
@@ -101,6 +101,12 @@ def scorer_table(request: HttpRequest, token: str) -> Table:
     if not can_score(request, table):
         raise PermissionDenied
     return table
+
+
+def scorer_page(request: HttpRequest, token: str) -> services.Page:
+    """The table's page a change is sent from: the service reads the table with the match it
+    changes, and refuses a phone that may not change it, as scorer_table does."""
+    return services.Page(token, partial(can_score, request))
 
 
 def viewer_match(token: str, match_id: int) -> Match:

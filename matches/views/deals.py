@@ -25,7 +25,7 @@ from matches.views.access import (
     plain_number,
     posted,
     scorer_match,
-    scorer_table,
+    scorer_page,
     table_page,
 )
 from matches.views.sheet import (
@@ -64,11 +64,11 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     if not typed.is_valid():
         return _refused(request, token, match_id)
     data = typed.cleaned_data
-    table = scorer_table(request, token)
     try:
         recorded = services.record_deal(match_id=match_id, number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],
-                                        by=by(request), table=table)  # fmt: skip
+                                        by=by(request),
+                                        page=scorer_page(request, token))  # fmt: skip
     except Match.DoesNotExist:
         raise Http404 from None
     except rules.DealInvalid as invalid:
