@@ -282,12 +282,14 @@ var/performance-quick.md, never here.
   median performance score gives all its figures.
 - **First load**: the sheet and every file its HTML and CSS name, as the server sends them
   (`Accept-Encoding: gzip, br`). What the service worker fetches after load is not counted.
-- **Each view beside the floor** (a diagnostic): `wrk {setup["wrk"]}`, a new connection per
-  request, as a scorer who joined; after {warm_s} s of warm-up, {floor_s} s of the floor
-  (`GET /floor`, a constant answer through the whole middleware stack) then {view_s} s of the
-  view, whose p50 is divided by that floor's. The poll answers 304; the save writes deal 18 into
-  a match of its own. Held to one guard: no view above {guard:.0f}x the floor. A view over it
-  in its round runs {setup["rounds"]} rounds, and the round with the median ratio is kept.
+- **Each view beside the floor** (a diagnostic): `wrk {setup["wrk"]}`, one request at a time
+  (each view's own time; the phones' runs above measure requests queued at an evening's load),
+  a new connection per request, as a scorer who joined; after {warm_s} s of warm-up, {floor_s} s
+  of the floor (`GET /floor`, a constant answer through the whole middleware stack) then
+  {view_s} s of the view, whose p50 is divided by that floor's. The poll answers 304; the save
+  writes deal 18 into a match of its own. Held to one guard: no view above {guard:.0f}x the
+  floor. A view over it in its round runs {setup["rounds"]} rounds, and the round with the
+  median ratio is kept.
 - **Also checked**: a hostile 2 MB import answered in words, a 20 MB import while another table
   saves, the exports' memory (`manage.py export_table`, VmHWM from /proc).
 """
