@@ -22,6 +22,7 @@ from matches.views.access import (
     DELETED,
     by,
     done,
+    joined,
     plain_number,
     posted,
     scorer_match,
@@ -64,6 +65,8 @@ def record_deal(request: HttpRequest, token: str, match_id: int) -> HttpResponse
     if not typed.is_valid():
         return _refused(request, token, match_id)
     data = typed.cleaned_data
+    if not joined(request):  # joined no table: refused (403, or 404) outside the writers' turn
+        scorer_match(request, token, match_id)
     try:
         recorded = services.record_deal(match_id=match_id, number=data["number"],
                                         entry=data["entry"], idempotency_key=data["key"],

@@ -4,7 +4,9 @@ import json
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from matches import services
@@ -117,6 +119,26 @@ def test_rotating_the_scorer_link_takes_scoring_away_from_phones_that_joined_wit
     url = reverse("end_match", args=[match.table.viewer_token, match.pk])
     assert scorer.post(url).status_code == 403
     assert client.get(old_link).status_code == 404
+
+
+def test_a_deal_sent_from_a_replaced_scorer_link_is_refused_and_nothing_is_kept(scorer, match):
+    """The phone joined some table, so the save's own locked read refuses it (a phone that
+    joined none is refused before)."""
+    services.rotate_link(table=match.table, which="scorer")
+    url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    assert scorer.post(url, deal_data(number=1)).status_code == 403
+    assert not match.deals.exists()
+    assert not match.changes.exists()
+
+
+def test_a_deal_sent_from_a_phone_that_joined_no_table_is_refused_before_any_transaction(
+    client, match
+):
+    url = reverse("record_deal", args=[match.table.viewer_token, match.pk])
+    with CaptureQueriesContext(connection) as done:
+        assert client.post(url, deal_data(number=1)).status_code == 403
+    assert not any(query["sql"].startswith("SAVEPOINT") for query in done.captured_queries)
+    assert not match.deals.exists()
 
 
 def test_a_rotated_view_link_is_a_404_that_reveals_nothing(client, match):
